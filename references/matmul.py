@@ -1,0 +1,44 @@
+"""matmul: out = a @ b, with a (M, K) and b (K, N)."""
+
+import torch
+
+from pipeline.inputs import randn
+
+# Shape keys: M rows, N columns, K the reduction length (the "row" each output sums over).
+TEST_SHAPES = [dict(M=1, N=1, K=1), dict(M=16, N=16, K=16), dict(M=64, N=96, K=80),
+               dict(M=100, N=37, K=129), dict(M=128, N=128, K=512)]
+BENCH_SHAPES = [dict(M=4096, N=4096, K=4096), dict(M=8192, N=8192, K=8192)]
+DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+
+# A K-long fp32 sum carries about sqrt(K) * 2^-24 relative error, hence atol 1e-5 * rms for
+# fp32 (K up to a few thousand). TF32 or fp16 arithmetic for fp32 inputs errs near 1e-3
+# and fails. fp16/bf16 outputs are dominated by the output rounding.
+TOLERANCE = {
+    torch.float32: dict(rtol=1e-5, atol=2e-5, min_cossim=0.999999, min_psnr_db=90.0),
+    torch.float16: dict(rtol=1e-3, atol=2e-4, min_cossim=0.99999, min_psnr_db=60.0),
+    torch.bfloat16: dict(rtol=8e-3, atol=2e-3, min_cossim=0.9999, min_psnr_db=45.0),
+}
+
+
+def make_inputs(seed, device, dtype, M, N, K):
+    a = randn(seed, (M, K), device=device, dtype=dtype)
+    b = randn(seed + 1, (K, N), device=device, dtype=dtype)
+    return a, b
+
+
+def reference(a, b):
+    return a.double() @ b.double()
+
+
+def torch_eager(a, b):
+    return a @ b
+
+
+def flops(M, N, K):
+    # one multiply and one add per (m, n, k)
+    return 2 * M * N * K
+
+
+def bytes_moved(dtype, M, N, K):
+    # read a once, read b once, write out once (the floor; tiles re-read from L2 are free here)
+    return (M * K + K * N + M * N) * torch.empty((), dtype=dtype).element_size()

@@ -1,0 +1,59 @@
+"""rmsnorm: out = x / sqrt(mean(x^2, last dim) + eps) * weight, eps = 1e-6."""
+
+import torch
+
+from pipeline.inputs import randn
+
+EPS = 1e-6
+
+# Shape keys: M rows of N columns; N is the row length (and weight's length).
+TEST_SHAPES = [dict(M=1, N=1), dict(M=3, N=7), dict(M=64, N=128), dict(M=37, N=1000),
+               dict(M=8, N=4096), dict(M=2, N=20_000)]
+BENCH_SHAPES = [dict(M=4096, N=4096), dict(M=32768, N=4096)]
+DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+
+# Values are O(1) times weight. The mean of squares needs fp32 accumulation: the "large"
+# family overflows an fp16 accumulator, and the "tiny" one makes eps matter.
+TOLERANCE = {
+    torch.float32: dict(rtol=1e-5, atol=1e-6, min_cossim=0.999999, min_psnr_db=100.0),
+    torch.float16: dict(rtol=1e-3, atol=1e-4, min_cossim=0.99999, min_psnr_db=60.0),
+    torch.bfloat16: dict(rtol=8e-3, atol=1e-3, min_cossim=0.9999, min_psnr_db=45.0),
+}
+
+
+def make_inputs(seed, device, dtype, M, N, scale=1.0):
+    x = randn(seed, (M, N), device=device, dtype=dtype, scale=scale)
+    weight = randn(seed + 1, (N,), device=device, dtype=dtype, scale=0.5, shift=1.0)
+    return x, weight
+
+
+def large(seed, device, dtype, M, N):
+    return make_inputs(seed, device, dtype, M, N, scale=1000.0)
+
+
+def tiny(seed, device, dtype, M, N):
+    return make_inputs(seed, device, dtype, M, N, scale=1e-4)
+
+
+ADVERSARIAL = {"large": large, "tiny": tiny}
+
+
+def reference(x, weight):
+    x64 = x.double()
+    rstd = torch.rsqrt(x64.pow(2).mean(dim=-1, keepdim=True) + EPS)
+    return x64 * rstd * weight.double()
+
+
+def torch_eager(x, weight):
+    return torch.nn.functional.rms_norm(x, (x.shape[-1],), weight, EPS)
+
+
+def flops(M, N):
+    # square, sum, scale, multiply by weight: about 4 operations per element
+    return 4 * M * N
+
+
+def bytes_moved(dtype, M, N):
+    # read x once, read weight once, write out once
+    size = torch.empty((), dtype=dtype).element_size()
+    return (2 * M * N + N) * size

@@ -1,0 +1,59 @@
+"""softmax: out[i, :] = exp(x[i, :] - max) / sum(exp(x[i, :] - max)), over the last dim."""
+
+import torch
+
+from pipeline.inputs import randn
+
+# Shape keys: M rows of N columns; N is the row length.
+TEST_SHAPES = [dict(M=1, N=1), dict(M=3, N=7), dict(M=64, N=128), dict(M=37, N=1000),
+               dict(M=8, N=4096), dict(M=2, N=20_000)]
+BENCH_SHAPES = [dict(M=4096, N=4096), dict(M=32768, N=4096)]
+DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+
+# Outputs lie in [0, 1]. exp() on the GPU is ex2.approx after a multiply by log2(e): a few
+# fp32 ulps, hence rtol 1e-5 for fp32; fp16/bf16 are dominated by the final rounding.
+TOLERANCE = {
+    torch.float32: dict(rtol=1e-5, atol=1e-6, min_cossim=0.999999, min_psnr_db=100.0),
+    torch.float16: dict(rtol=1e-3, atol=1e-4, min_cossim=0.99999, min_psnr_db=60.0),
+    torch.bfloat16: dict(rtol=8e-3, atol=1e-3, min_cossim=0.9999, min_psnr_db=45.0),
+}
+
+
+def make_inputs(seed, device, dtype, M, N):
+    return (randn(seed, (M, N), device=device, dtype=dtype),)
+
+
+# Adversarial families: without the max subtraction, exp() overflows (x large and positive)
+# or every term underflows to 0 (x large and negative). Large spreads make rows one-hot.
+def large_spread(seed, device, dtype, M, N):
+    return (randn(seed, (M, N), device=device, dtype=dtype, scale=100.0),)
+
+
+def large_positive(seed, device, dtype, M, N):
+    return (randn(seed, (M, N), device=device, dtype=dtype, scale=4.0, shift=1000.0),)
+
+
+def large_negative(seed, device, dtype, M, N):
+    return (randn(seed, (M, N), device=device, dtype=dtype, scale=4.0, shift=-1000.0),)
+
+
+ADVERSARIAL = {"large_spread": large_spread, "large_positive": large_positive,
+               "large_negative": large_negative}
+
+
+def reference(x):
+    return torch.softmax(x.double(), dim=-1)
+
+
+def torch_eager(x):
+    return torch.softmax(x, dim=-1)
+
+
+def flops(M, N):
+    # max, subtract, exp, sum, divide: about 5 operations per element
+    return 5 * M * N
+
+
+def bytes_moved(dtype, M, N):
+    # read x once, write out once
+    return 2 * M * N * torch.empty((), dtype=dtype).element_size()

@@ -1,0 +1,44 @@
+"""vector_add: out = x + y, elementwise over 1-D tensors."""
+
+import torch
+
+from pipeline.inputs import randn
+
+# Shape keys are ordered outermost first; the last key is the row (here: vector) length.
+TEST_SHAPES = [dict(n=1), dict(n=97), dict(n=1024), dict(n=4097), dict(n=100_003)]
+# 2^20 is a tiny kernel (timed by graph replay); 2^28 fp32 is 3 GiB of traffic, far past L2.
+BENCH_SHAPES = [dict(n=2**20), dict(n=2**28)]
+DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+
+# Elementwise |out - ref| <= atol * rms(ref) + rtol * |ref|, plus global cosine and PSNR floors.
+# One rounding of the output is 2^-24 (fp32), 2^-11 (fp16), 2^-8 (bf16) relative: rtol sits a
+# little above that, so an fp32 add done in fp16 (1e-3 relative) fails.
+TOLERANCE = {
+    torch.float32: dict(rtol=1e-5, atol=1e-6, min_cossim=0.999999, min_psnr_db=100.0),
+    torch.float16: dict(rtol=1e-3, atol=1e-4, min_cossim=0.99999, min_psnr_db=60.0),
+    torch.bfloat16: dict(rtol=8e-3, atol=1e-3, min_cossim=0.9999, min_psnr_db=45.0),
+}
+
+
+def make_inputs(seed, device, dtype, n):
+    x = randn(seed, (n,), device=device, dtype=dtype)
+    y = randn(seed + 1, (n,), device=device, dtype=dtype, scale=0.5, shift=0.25)
+    return x, y
+
+
+def reference(x, y):
+    return x.double() + y.double()
+
+
+def torch_eager(x, y):
+    """The eager baseline: the same op in plain torch, in the input dtype."""
+    return x + y
+
+
+def flops(n):
+    return n
+
+
+def bytes_moved(dtype, n):
+    # read x once, read y once, write out once
+    return 3 * n * torch.empty((), dtype=dtype).element_size()

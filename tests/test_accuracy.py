@@ -1,0 +1,61 @@
+"""The pass/fail policy: figures that mean what they say, and outputs that must not pass."""
+
+import math
+
+import pytest
+import torch
+
+from pipeline.accuracy import compare
+
+FP32 = dict(rtol=1e-5, atol=1e-6, min_cossim=0.999999, min_psnr_db=100.0)
+BF16 = dict(rtol=8e-3, atol=1e-3, min_cossim=0.9999, min_psnr_db=45.0)
+
+
+def ref(n=10_000, scale=1.0):
+    g = torch.Generator().manual_seed(0)
+    return torch.randn(n, generator=g, dtype=torch.float64) * scale
+
+
+def test_exact_output_passes_with_perfect_figures():
+    r = ref()
+    res = compare(r.float(), r, FP32)
+    assert res["ok"]
+    assert res["max_abs_err"] < 1e-6 and res["cossim"] > 0.999999 and res["psnr_db"] > 130
+
+
+@pytest.mark.parametrize("scale", [1e-8, 1.0, 1e8])
+def test_all_zeros_never_passes_whatever_the_magnitude(scale):
+    r = ref(scale=scale)
+    res = compare(torch.zeros_like(r).float(), r, FP32)
+    assert not res["ok"]
+    assert res["cossim"] == 0.0
+    assert "element(s) outside" in res["reason"]
+
+
+def test_fp32_done_in_fp16_fails_the_fp32_policy():
+    r = ref()
+    res = compare(r.half().float(), r, FP32)
+    assert not res["ok"]
+    assert res["max_rel_err"] > 1e-4
+
+
+def test_bf16_rounding_passes_the_bf16_policy():
+    r = ref()
+    assert compare(r.bfloat16(), r, BF16)["ok"]
+
+
+def test_a_single_nan_fails_and_is_located():
+    r = ref(100).reshape(10, 10)
+    out = r.float().clone()
+    out[3, 7] = float("nan")
+    res = compare(out, r, FP32)
+    assert not res["ok"]
+    assert "non-finite" in res["reason"]
+    assert res["first_mismatches"][0]["index"] == [3, 7]
+    assert math.isinf(res["max_abs_err"])
+
+
+def test_fp16_subnormal_outputs_are_judged_by_their_dtype():
+    # softmax of a long row: values near 1/20000 are fp16 subnormals
+    r = torch.softmax(ref(20_000), dim=0)
+    assert compare(r.half(), r, dict(rtol=1e-3, atol=1e-4, min_cossim=0.99999, min_psnr_db=60))["ok"]

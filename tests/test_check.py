@@ -1,0 +1,89 @@
+"""`kpipe check`: the contract (exit codes, --json), and every cheat in tests/cheats rejected
+for its own reason."""
+
+import json
+import re
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, run
+
+CHEATS = sorted((REPO / "tests" / "cheats").glob("*.py"))
+HANG_TIMEOUT_S = 15
+
+
+def kpipe(*args, cwd=REPO, timeout=600):
+    return run([sys.executable, "-m", "pipeline.cli", *args], cwd, timeout=timeout)
+
+
+def cheat_target(path: Path) -> tuple[str, str]:
+    m = re.search(r'^OP, EXPECTED_RUNG = "(\w+)", "([\w/]+)"', path.read_text(), re.M)
+    assert m, f"{path.name} must say OP, EXPECTED_RUNG = ..."
+    return m.group(1), m.group(2)
+
+
+@pytest.fixture(scope="module")
+def cheat_verdicts():
+    """Every cheat checked once, two at a time (CI has two cores)."""
+    def check(path):
+        op, _ = cheat_target(path)
+        limit = ["--timeout", str(HANG_TIMEOUT_S)] if path.stem == "hang" else []
+        return path.name, kpipe("check", op, str(path), "--json", *limit)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(check, CHEATS))
+
+
+def test_there_is_a_cheat_for_each_exploit():
+    names = {p.stem for p in CHEATS}
+    assert {"empty_never_written", "partial_write", "modifies_input", "cached_result",
+            "torch_compute", "block_multiple_only", "softmax_no_max", "fp32_via_fp16",
+            "crash", "hang"} <= names
+
+
+@pytest.mark.parametrize("cheat", CHEATS, ids=lambda p: p.stem)
+def test_cheat_is_rejected_for_the_right_reason(cheat, cheat_verdicts):
+    _, expected = cheat_target(cheat)
+    proc = cheat_verdicts[cheat.name]
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    verdict = json.loads(proc.stdout)
+    assert verdict["accepted"] is False and verdict["verdict"] == "rejected"
+    assert verdict["reason"].startswith(expected), verdict["reason"]
+
+
+def test_hang_is_stopped_within_the_timeout(cheat_verdicts):
+    verdict = json.loads(cheat_verdicts["hang.py"].stdout)
+    assert f"did not finish within {HANG_TIMEOUT_S:g} s" in verdict["reason"]
+
+
+def test_shipped_kernel_is_accepted_and_lists_what_needs_a_gpu():
+    proc = kpipe("check", "vector_add", "kernels/vector_add/triton.py", "--json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    verdict = json.loads(proc.stdout)
+    assert verdict["accepted"] is True
+    assert "accuracy/bfloat16/test_shapes" in verdict["needs_gpu"]
+    assert verdict["rungs"]["accuracy/float32/test_shapes"]["ok"] is True
+    assert verdict["rungs"]["accuracy/bfloat16/test_shapes"]["ok"] is None
+
+
+def test_replaying_a_seed_gives_the_same_cases():
+    a = json.loads(kpipe("check", "vector_add", "tests/cheats/fp32_via_fp16.py", "--json",
+                         "--seed", "1234").stdout)
+    b = json.loads(kpipe("check", "vector_add", "tests/cheats/fp32_via_fp16.py", "--json",
+                         "--seed", "1234").stdout)
+    assert a["secret_seed"] == b["secret_seed"] == 1234
+    assert a["reason"] == b["reason"]
+
+
+def test_usage_errors_exit_2(tmp_path):
+    assert kpipe("check", "nosuchop", "kernels/vector_add/triton.py").returncode == 2
+    assert kpipe("check", "vector_add", str(tmp_path / "missing.py")).returncode == 2
+    assert kpipe("check", "vector_add").returncode == 2
+
+
+def test_help_describes_the_exit_codes():
+    out = kpipe("check", "--help").stdout
+    for line in ("0  accepted", "1  rejected", "2  usage", "4  unverified"):
+        assert line in out

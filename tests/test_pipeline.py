@@ -1,0 +1,95 @@
+"""`dvc repro` end to end on a CPU machine: compile for sm_90a and test in the interpreter."""
+
+import json
+import sys
+import time
+
+from tests.conftest import run
+
+OPS = ["vector_add", "softmax", "rmsnorm", "matmul"]
+
+
+def dvc(*args):
+    return [sys.executable, "-m", "dvc", *args]
+
+
+def test_compile_metrics_and_dumps_for_every_op(repro_project):
+    root, _ = repro_project
+    for op in OPS:
+        metrics = json.loads((root / "metrics" / "compile" / f"{op}.json").read_text())
+        cand = metrics["candidates"]["triton"]
+        assert cand["status"] == "ok", cand
+        assert cand["registers"] > 0
+        assert cand["ptx_target"] == "sm_90a"
+        dump = root / "dumps" / op / "triton"
+        details = json.loads((dump / "kernels.json").read_text())
+        for spec_id, info in details["kernels"].items():
+            ptx = (dump / f"{spec_id}.ptx").read_text()
+            assert ".target sm_90a" in ptx
+            assert (dump / f"{spec_id}.cubin").stat().st_size > 0
+            for kind in ("ttir", "ttgir", "llir"):
+                assert (dump / f"{spec_id}.{kind}").stat().st_size > 0
+            sass = (dump / f"{spec_id}.sass").read_text()
+            assert f"Function : {info['kernel']}" in sass
+            assert info["registers"] > 0
+
+
+def test_bench_shapes_are_compiled_too(repro_project):
+    root, _ = repro_project
+    details = json.loads((root / "dumps" / "matmul" / "triton" / "kernels.json").read_text())
+    assert details["launches"]["bfloat16 M=8192 N=8192 K=8192"], "bench shape captured"
+
+
+def test_test_stage_accepts_the_shipped_kernels_and_defers_bf16(repro_project):
+    root, _ = repro_project
+    for op in OPS:
+        metrics = json.loads((root / "metrics" / "test" / f"{op}.json").read_text())
+        assert metrics["device"] == "cpu" and isinstance(metrics["secret_seed"], int)
+        cand = metrics["candidates"]["triton"]
+        assert cand["verdict"] == "accepted", cand["reason"]
+        rungs = cand["rungs"]
+        for name in ("import", "signature", "run", "real_kernel", "inputs_untouched", "bounds",
+                     "unwritten_output", "no_cached_results", "accuracy/float32/test_shapes",
+                     "accuracy/float16/random_shapes"):
+            assert rungs[name]["ok"] is True, (op, name, rungs.get(name))
+        # bf16 cannot run in Triton's interpreter: recorded as needing a GPU, never as passed
+        bf16 = rungs["accuracy/bfloat16/test_shapes"]
+        assert bf16["ok"] is None and bf16["status"] == "needs GPU"
+        assert "accuracy/bfloat16/test_shapes" in cand["needs_gpu"]
+        assert (root / "metrics" / "test" / f"{op}.report.md").is_file()
+
+
+def test_second_repro_changes_nothing(repro_project):
+    root, _ = repro_project
+    lock = (root / "dvc.lock").read_text()
+    start = time.monotonic()
+    proc = run(dvc("repro"), root)
+    elapsed = time.monotonic() - start
+    assert proc.returncode == 0, proc.stderr
+    for op in OPS:
+        assert f"Stage 'compile@{op}' didn't change, skipping" in proc.stdout
+        assert f"Stage 'test@{op}' didn't change, skipping" in proc.stdout
+    assert (root / "dvc.lock").read_text() == lock
+    print(f"no-op dvc repro: {elapsed:.2f} s")
+
+
+def test_metrics_show_lists_the_compile_figures(repro_project):
+    root, _ = repro_project
+    proc = run(dvc("metrics", "show", "--json"), root, check=True)
+    shown = json.loads(proc.stdout)
+    data = next(iter(shown.values()))["data"]
+    figures = data["metrics/compile/softmax.json"]["data"]["candidates"]["triton"]
+    assert figures["registers"] > 0 and "spill_bytes" in figures and "shared_bytes" in figures
+
+
+def test_editing_one_kernel_reruns_only_that_op(repro_project):
+    root, _ = repro_project
+    kernel = root / "kernels" / "vector_add" / "triton.py"
+    original = kernel.read_text()
+    try:
+        kernel.write_text(original.replace("BLOCK = 1024", "BLOCK = 2048"))
+        status = json.loads(run(dvc("status", "--json"), root, check=True).stdout)
+        changed = {name for name in status if not name.startswith("device")}
+        assert changed == {"compile@vector_add", "test@vector_add"}, status
+    finally:
+        kernel.write_text(original)

@@ -1,0 +1,98 @@
+"""Discovery by folder, and a clear error for each way the problem contract can be broken."""
+
+import shutil
+
+import pytest
+
+from pipeline.params import load_params
+from pipeline.problem import (ProblemError, detect_backend, list_candidate_files, list_ops,
+                              load_candidate, load_op, ops_from_params)
+from tests.conftest import REPO
+
+OPS = ["matmul", "rmsnorm", "softmax", "vector_add"]
+
+
+def test_ops_and_candidates_are_found_by_folder():
+    assert list_ops(REPO) == OPS
+    for op in OPS:
+        files = list_candidate_files(op, REPO)
+        assert [f.name for f in files] == ["triton.py"], files
+        cand = load_candidate(load_op(op, REPO), files[0], REPO)
+        assert cand.backend == "triton"
+        assert cand.summary, f"{op}: the kernel's docstring says what this version changes"
+
+
+def test_references_follow_the_contract():
+    import torch
+    for op_name in OPS:
+        op = load_op(op_name, REPO)
+        shape = op.TEST_SHAPES[-1]
+        a = op.make_inputs(1, "cpu", torch.float32, **shape)
+        b = op.make_inputs(1, "cpu", torch.float32, **shape)
+        c = op.make_inputs(2, "cpu", torch.float32, **shape)
+        assert all(torch.equal(x, y) for x, y in zip(a, b)), "same seed, same inputs"
+        assert any(not torch.equal(x, y) for x, y in zip(a, c)), "new seed, new inputs"
+        for t in a:  # never zeros, never a constant
+            assert t.abs().sum() > 0 and t.std() > 0
+        assert op.reference(*a).dtype == torch.float64
+        assert op.flops(**shape) > 0 and op.bytes_moved(torch.bfloat16, **shape) > 0
+        # meta tensors: how compile learns shapes without memory
+        meta = op.make_inputs(0, "meta", torch.bfloat16, **op.BENCH_SHAPES[-1])
+        assert all(t.device.type == "meta" for t in meta)
+
+
+def test_unknown_op(tmp_path):
+    with pytest.raises(ProblemError, match=r"unknown op 'softmaxx'.*known ops: .*softmax"):
+        load_op("softmaxx", REPO)
+
+
+def test_op_in_params_that_does_not_exist():
+    params = load_params(REPO)
+    params["ops"] = ["vector_add", "layernorm"]
+    with pytest.raises(ProblemError, match=r"params.yaml: op 'layernorm'.*no references/layernorm.py"):
+        ops_from_params(params, REPO)
+
+
+def test_reference_missing_a_required_name(scratch_project):
+    path = scratch_project / "references" / "vector_add.py"
+    path.write_text(path.read_text().replace("def flops(n):", "def _flops(n):"))
+    with pytest.raises(ProblemError, match=r"references/vector_add.py: missing required name\(s\) flops"):
+        load_op("vector_add", scratch_project)
+
+
+def test_kernel_file_without_kernel(scratch_project):
+    (scratch_project / "kernels" / "vector_add").mkdir()
+    path = scratch_project / "kernels" / "vector_add" / "nokernel.py"
+    path.write_text('"""No kernel here."""\n\ndef add(x, y):\n    return x\n')
+    op = load_op("vector_add", scratch_project)
+    with pytest.raises(ProblemError, match=r"kernels/vector_add/nokernel.py: defines no function `kernel`"):
+        load_candidate(op, path, scratch_project)
+
+
+def test_signature_that_differs_from_the_reference(scratch_project):
+    (scratch_project / "kernels" / "rmsnorm").mkdir()
+    path = scratch_project / "kernels" / "rmsnorm" / "wrongsig.py"
+    path.write_text('"""Forgets the weight."""\n\ndef kernel(x):\n    return x\n')
+    op = load_op("rmsnorm", scratch_project)
+    with pytest.raises(ProblemError, match=r"wrongsig.py: kernel\(x\) does not match "
+                                           r"reference\(x, weight\) in references/rmsnorm.py"):
+        load_candidate(op, path, scratch_project)
+
+
+def test_kernel_file_that_does_not_import(scratch_project):
+    (scratch_project / "kernels" / "softmax").mkdir()
+    path = scratch_project / "kernels" / "softmax" / "broken.py"
+    path.write_text("def kernel(x):\n    return x +\n")
+    op = load_op("softmax", scratch_project)
+    with pytest.raises(ProblemError, match=r"broken.py: import failed: SyntaxError"):
+        load_candidate(op, path, scratch_project)
+
+
+def test_backend_is_read_off_the_module(scratch_project):
+    op = load_op("vector_add", scratch_project)
+    (scratch_project / "kernels" / "vector_add").mkdir()
+    plain = scratch_project / "kernels" / "vector_add" / "plain.py"
+    plain.write_text('"""Torch only."""\n\ndef kernel(x, y):\n    return x + y\n')
+    assert detect_backend(load_candidate(op, plain, scratch_project).module) == "unknown"
+    shutil.copy2(REPO / "kernels" / "vector_add" / "triton.py", plain)
+    assert detect_backend(load_candidate(op, plain, scratch_project).module) == "triton"
