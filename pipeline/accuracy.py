@@ -15,7 +15,9 @@ relative. rtol sits a little above that for each dtype, so a kernel that compute
 lower precision than its output (fp32 done in fp16 or TF32: about 1e-3) fails the fp32
 policy. For fp16/bf16, where single outliers of one ulp are normal, the global PSNR and
 cosine floors carry the weight: they catch a systematically wrong result that stays
-within a loose elementwise band.
+within a loose elementwise band. Where the output dtype cannot represent the reference
+well (fp16 subnormals), the two floors drop to what a correctly rounded output scores,
+less a margin (6 dB; 4x the cosine gap).
 """
 
 from __future__ import annotations
@@ -60,6 +62,16 @@ def compare(out: torch.Tensor, ref: torch.Tensor, tol: dict) -> dict:
     else:
         psnr = 10.0 * math.log10(peak * peak / mse)
     cossim = _cosine(o, r) if not n_nonfinite else 0.0
+    # What a correctly rounded output of this dtype scores: where the dtype itself cannot
+    # hold the reference well (fp16 softmax of a 640k-long row lives in subnormals), the
+    # global floors drop to that, with 6 dB of slack, instead of demanding the impossible.
+    min_psnr, min_cossim = tol["min_psnr_db"], tol["min_cossim"]
+    if out.is_floating_point() and out.dtype != torch.float64 and r.numel():
+        best = r.to(out.dtype).to(torch.float64)
+        best_mse = float((best - r).pow(2).mean())
+        if best_mse > 0 and peak > 0:
+            min_psnr = min(min_psnr, 10.0 * math.log10(peak * peak / best_mse) - 6.0)
+        min_cossim = min(min_cossim, 1.0 - 4.0 * (1.0 - _cosine(best, r)))
 
     reasons = []
     if n_nonfinite:
@@ -67,10 +79,10 @@ def compare(out: torch.Tensor, ref: torch.Tensor, tol: dict) -> dict:
     if n_bad:
         reasons.append(f"{n_bad} of {o.numel()} element(s) outside "
                        f"atol {tol['atol']:g}*rms + rtol {tol['rtol']:g}*|ref|")
-    if cossim < tol["min_cossim"]:
-        reasons.append(f"cosine similarity {cossim:.8f} < {tol['min_cossim']}")
-    if psnr < tol["min_psnr_db"]:
-        reasons.append(f"PSNR {psnr:.1f} dB < {tol['min_psnr_db']} dB")
+    if cossim < min_cossim:
+        reasons.append(f"cosine similarity {cossim:.8f} < {min_cossim:.8f}")
+    if psnr < min_psnr:
+        reasons.append(f"PSNR {psnr:.1f} dB < {min_psnr:.1f} dB")
     result = {"ok": not reasons, "max_abs_err": max_abs, "max_rel_err": max_rel, "mse": mse,
               "rmse": math.sqrt(mse) if not math.isinf(mse) else math.inf, "psnr_db": psnr,
               "cossim": cossim, "bad_elements": n_bad}

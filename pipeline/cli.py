@@ -79,6 +79,26 @@ def build_parser() -> argparse.ArgumentParser:
                        help="seconds before the candidate is killed (default: params test.timeout_s)")
     check.add_argument("--root", default=".", help="project root (default: .)")
     check.set_defaults(func=cmd_check)
+
+    from .report import add_report_command
+    from .status import add_status_command
+    add_status_command(sub)
+    add_report_command(sub)
+
+    # Commands of the versions-as-commits layer (history, compare, verify, plot, tune,
+    # install-hooks) register themselves here, one call per module.
+    # --- git-native commands: begin ---
+    from .gate import add_gate_commands
+    from .history import add_history_command
+    from .plot import add_plot_command
+    from .tune import add_tune_command
+    from .verify import add_verify_command
+    add_history_command(sub)
+    add_verify_command(sub)
+    add_plot_command(sub)
+    add_tune_command(sub)
+    add_gate_commands(sub)    # gate, install-hooks
+    # --- git-native commands: end ---
     return parser
 
 

@@ -59,3 +59,11 @@ def test_fp16_subnormal_outputs_are_judged_by_their_dtype():
     # softmax of a long row: values near 1/20000 are fp16 subnormals
     r = torch.softmax(ref(20_000), dim=0)
     assert compare(r.half(), r, dict(rtol=1e-3, atol=1e-4, min_cossim=0.99999, min_psnr_db=60))["ok"]
+
+
+def test_fp16_output_that_cannot_hold_the_reference_is_judged_by_what_rounding_allows():
+    # softmax of a 640k-long row: every value is an fp16 subnormal with a few bits left
+    r = torch.softmax(ref(640_000), dim=0)
+    fp16 = dict(rtol=1e-3, atol=1e-4, min_cossim=0.99999, min_psnr_db=60)
+    assert compare(r.half(), r, fp16)["ok"]
+    assert not compare((r * 1.01).half(), r, fp16)["ok"]   # 1% off is still caught

@@ -4,6 +4,10 @@ import torch
 import triton
 import triton.language as tl
 
+from pipeline.knobs import knobs
+
+CFG = knobs(__file__, BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, num_warps=4, num_stages=3)
+
 
 @triton.jit
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
@@ -33,8 +37,9 @@ def kernel(a, b):
     out = torch.empty((M, N), device=a.device, dtype=a.dtype)
     # fp32 inputs get true fp32 products ("ieee"); Triton's default would be TF32.
     precision = "ieee" if a.dtype == torch.float32 else "tf32"
-    grid = (triton.cdiv(M, 64), triton.cdiv(N, 64))
+    grid = (triton.cdiv(M, CFG.BLOCK_M), triton.cdiv(N, CFG.BLOCK_N))
     matmul_kernel[grid](a, b, out, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                        out.stride(0), out.stride(1),
-                        BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, PRECISION=precision)
+                        out.stride(0), out.stride(1), BLOCK_M=CFG.BLOCK_M, BLOCK_N=CFG.BLOCK_N,
+                        BLOCK_K=CFG.BLOCK_K, PRECISION=precision, num_warps=CFG.num_warps,
+                        num_stages=CFG.num_stages)
     return out

@@ -4,7 +4,10 @@ import torch
 import triton
 import triton.language as tl
 
+from pipeline.knobs import knobs
+
 EPS = 1e-6
+CFG = knobs(__file__, MAX_BLOCK=4096, num_warps=4)
 
 
 @triton.jit
@@ -30,6 +33,7 @@ def rmsnorm_kernel(x_ptr, w_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, 
 def kernel(x, weight):
     M, N = x.shape
     out = torch.empty_like(x)
-    block = min(triton.next_power_of_2(N), 4096)
-    rmsnorm_kernel[(M,)](x, weight, out, N, x.stride(0), out.stride(0), EPS, BLOCK=block)
+    block = min(triton.next_power_of_2(N), CFG.MAX_BLOCK)
+    rmsnorm_kernel[(M,)](x, weight, out, N, x.stride(0), out.stride(0), EPS, BLOCK=block,
+                         num_warps=CFG.num_warps)
     return out

@@ -4,6 +4,10 @@ import torch
 import triton
 import triton.language as tl
 
+from pipeline.knobs import knobs
+
+CFG = knobs(__file__, MAX_BLOCK=4096, num_warps=4)
+
 
 @triton.jit
 def softmax_kernel(x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, BLOCK: tl.constexpr):
@@ -31,6 +35,6 @@ def softmax_kernel(x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, BLOCK: 
 def kernel(x):
     M, N = x.shape
     out = torch.empty_like(x)
-    block = min(triton.next_power_of_2(N), 4096)
-    softmax_kernel[(M,)](x, out, N, x.stride(0), out.stride(0), BLOCK=block)
+    block = min(triton.next_power_of_2(N), CFG.MAX_BLOCK)
+    softmax_kernel[(M,)](x, out, N, x.stride(0), out.stride(0), BLOCK=block, num_warps=CFG.num_warps)
     return out

@@ -4,7 +4,9 @@ import torch
 import triton
 import triton.language as tl
 
-BLOCK = 1024
+from pipeline.knobs import knobs
+
+CFG = knobs(__file__, BLOCK=1024, num_warps=4)
 
 
 @triton.jit
@@ -19,5 +21,5 @@ def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
 def kernel(x, y):
     out = torch.empty_like(x)
     n = x.numel()
-    add_kernel[(triton.cdiv(n, BLOCK),)](x, y, out, n, BLOCK=BLOCK)
+    add_kernel[(triton.cdiv(n, CFG.BLOCK),)](x, y, out, n, BLOCK=CFG.BLOCK, num_warps=CFG.num_warps)
     return out

@@ -1,0 +1,131 @@
+"""Versions as commits, end to end on a CPU: the issue's acceptance steps with the real stages.
+
+One scratch project with one small op (vector_add): `dvc repro`, a first commit, then the
+pre-commit gate (the pre-commit framework, as `kpipe install-hooks` sets it up) lets a
+correct change through and blocks a wrong one; a `--no-verify` commit of the wrong one is
+caught by `kpipe verify`; history, `dvc exp show` and the PNG chart read the result.
+"""
+
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, copy_project, run
+
+KERNEL = Path("kernels/vector_add/triton.py")
+
+
+def env():
+    # The hook's `kpipe` is the active environment's (language: system), as after setup.sh.
+    return {"PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+
+def sh(cmd, root, **kw):
+    return run(cmd, root, env=env(), **kw)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    pytest.importorskip("pre_commit", reason="the gate runs through the pre-commit framework (dev extra)")
+    root = copy_project(tmp_path_factory.mktemp("gitflow"))
+    params = root / "params.yaml"
+    params.write_text(params.read_text().replace(
+        "ops:\n  - vector_add\n  - softmax\n  - rmsnorm\n  - matmul\n", "ops:\n  - vector_add\n"))
+    assert "ops:\n  - vector_add\n\n" in params.read_text()
+    for cute in (root / "kernels" / "vector_add").glob("cute*.py"):
+        cute.unlink()      # Triton only: a CuTe kernel adds a minute and is never verified on a CPU
+    shutil.copy2(REPO / ".pre-commit-config.yaml", root)
+    (root / ".gitignore").write_text("__pycache__/\n/plots/*/*.png\n")
+    sh([sys.executable, "-m", "dvc", "repro", "-q"], root, timeout=900, check=True)
+    sh("git add -A && git commit -q --no-verify -m 'v1: one masked block per program'", root, check=True)
+    proc = sh([sys.executable, "-m", "pipeline.cli", "install-hooks"], root, check=True)
+    assert "pre-commit installed" in proc.stdout
+    return root
+
+
+def kpipe(root, *args):
+    return sh([sys.executable, "-m", "pipeline.cli", *args], root)
+
+
+def head(root):
+    return sh("git rev-parse HEAD", root, check=True).stdout.strip()
+
+
+def test_a_correct_change_commits_through_the_gate(project):
+    kernel = project / KERNEL
+    kernel.write_text(kernel.read_text()
+                      .replace("First version: one masked block of 1024 elements per program.",
+                               "Second version: the same kernel, 8 warps.")
+                      .replace("num_warps=4)", "num_warps=8)"))
+    params = project / "params.yaml"
+    params.write_text(params.read_text().replace("triton: {BLOCK: 1024, num_warps: 4}",
+                                                 "triton: {BLOCK: 1024, num_warps: 8}"))
+    sh([sys.executable, "-m", "dvc", "repro", "-q"], project, timeout=900, check=True)
+    before = head(project)
+    proc = sh("git add -A && git commit -m 'v2: 8 warps'", project, timeout=900)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "kpipe gate" in proc.stderr + proc.stdout and "Passed" in proc.stderr + proc.stdout
+    assert head(project) != before
+
+
+def test_a_wrong_kernel_is_blocked_and_the_index_is_kept(project):
+    kernel = project / KERNEL
+    good = kernel.read_text()
+    kernel.write_text(good.replace("x + y, mask=mask", "x - y, mask=mask"))
+    sh(f"git add {KERNEL}", project, check=True)
+    kernel.write_text(good)                        # an unstaged edit on top: pre-commit stashes it
+    staged, before = sh("git diff --cached", project).stdout, head(project)
+    proc = sh("git commit -m 'v3: subtract'", project, timeout=900)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "kpipe gate: commit BLOCKED" in out
+    assert "kernels/vector_add/triton.py is INCORRECT: accuracy/float32/test_shapes" in out
+    assert "failure report (from the staged content)" in out
+    assert head(project) == before
+    assert sh("git diff --cached", project).stdout == staged          # the index as it was
+    assert kernel.read_text() == good                                  # the unstaged edit is back
+
+
+def test_no_verify_commit_of_the_wrong_kernel_is_caught_by_verify(project):
+    assert "x - y" in sh("git diff --cached", project).stdout          # left staged by the last test
+    sh("git commit -q --no-verify -m 'v3: subtract, forced'", project, check=True)
+    bad = head(project)
+    proc = kpipe(project, "verify")
+    assert proc.returncode == 1
+    assert f"BAD     {bad[:7]} v3: subtract, forced" in proc.stdout
+    assert "test@vector_add: stale: kernels/vector_add" in proc.stdout
+    assert proc.stdout.count("ok      ") == 2                          # v1 and v2: real DVC hashes
+    assert bad[:7] in proc.stderr
+
+
+def test_history_shows_the_versions_quickly(project):
+    start = time.monotonic()
+    proc = kpipe(project, "history", "vector_add")
+    elapsed = time.monotonic() - start
+    assert proc.returncode == 0, proc.stderr
+    rows = [line for line in proc.stdout.splitlines() if " v1: " in line or " v2: " in line or " v3: " in line]
+    assert len(rows) == 3
+    # v3 went in with --no-verify: its metrics are v2's, and history says so
+    assert "yes (stale)" in rows[0] and " yes " in rows[1] and " yes " in rows[2]
+    assert "no GPU" in rows[1]
+    assert elapsed <= 5.0
+
+
+def test_dvc_exp_show_shows_the_key_metrics(project):
+    keep = r"Experiment|Created|.*(verdict|median_us|fraction|at_roofline)$|kernels\.vector_add\."
+    proc = sh([sys.executable, "-m", "dvc", "exp", "show", "--csv", "--drop", ".*", "--keep", keep], project,
+              check=True)
+    header = proc.stdout.splitlines()[0].split(",")
+    assert "candidates.triton.verdict" in header and "kernels.vector_add.triton.num_warps" in header
+    assert "accepted" in proc.stdout
+
+
+def test_the_png_chart_renders(project):
+    proc = kpipe(project, "plot", "vector_add")
+    assert proc.returncode == 0, proc.stderr
+    png = project / "plots" / "vector_add" / "roofline.png"
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000

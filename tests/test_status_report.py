@@ -1,0 +1,74 @@
+"""kpipe status and kpipe report read committed metrics; without a GPU they say why there
+are no figures, and with figures they judge DONE / CONTINUE."""
+
+import json
+import shutil
+import sys
+
+from pipeline.jsonio import write_json
+from tests.conftest import REPO, run
+
+
+def kpipe(root, *args):
+    return run([sys.executable, "-m", "pipeline.cli", *args, "--root", str(root)], REPO)
+
+
+def bench_record(fraction, at_roofline):
+    shape = {"status": "ok", "median_us": 100.0, "iqr_us": 0.2, "spread": 0.002, "samples": 50,
+             "method": "events", "gbps": 4000.0, "tflops": 0.1, "fraction": fraction,
+             "bound": "memory", "suspicious": fraction > 1.05, "at_roofline": at_roofline,
+             "speedup_vs_torch_eager": 1.5}
+    return {"gpu": "NVIDIA H200", "dtype": "bfloat16", "ceilings": {"copy_gbs": 4250.0},
+            "candidates": {"triton": {"headline_shape": "M=32768,N=4096", "fraction": fraction,
+                                      "at_roofline": at_roofline, "target": 0.9,
+                                      "shapes": {"M=32768,N=4096": shape}}},
+            "baselines": {"torch_eager": {"shapes": {"M=32768,N=4096": {**shape, "median_us": 150.0}}}}}
+
+
+def project(tmp_path):
+    shutil.copytree(REPO / "references", tmp_path / "references")
+    shutil.copy2(REPO / "params.yaml", tmp_path / "params.yaml")
+    return tmp_path
+
+
+def test_status_without_a_gpu_says_why_and_exits_3(tmp_path):
+    root = project(tmp_path)
+    for op in ("vector_add", "softmax", "rmsnorm", "matmul"):
+        write_json(root / "metrics" / "bench" / f"{op}.json", {"skipped": "no CUDA device"})
+    proc = kpipe(root, "status")
+    assert proc.returncode == 3
+    assert "bench skipped (no CUDA device)" in proc.stdout
+
+
+def test_status_done_and_continue(tmp_path):
+    root = project(tmp_path)
+    write_json(root / "metrics" / "bench" / "softmax.json", bench_record(0.95, True))
+    done = kpipe(root, "status", "softmax")
+    assert done.returncode == 0, done.stdout
+    assert "DONE" in done.stdout and "95.0%" in done.stdout and "torch_eager 1.50x" in done.stdout
+    write_json(root / "metrics" / "bench" / "softmax.json", bench_record(0.80, False))
+    cont = kpipe(root, "status", "softmax")
+    assert cont.returncode == 3 and "CONTINUE" in cont.stdout
+
+
+def test_report_renders_every_section(tmp_path):
+    root = project(tmp_path)
+    shutil.copytree(REPO / "metrics" / "compile", root / "metrics" / "compile")
+    shutil.copytree(REPO / "metrics" / "test", root / "metrics" / "test")
+    write_json(root / "metrics" / "bench" / "softmax.json", bench_record(0.95, True))
+    write_json(root / "metrics" / "profile" / "softmax.json", {"skipped": "no CUDA device"})
+    proc = kpipe(root, "report", "softmax")
+    assert proc.returncode == 0, proc.stderr
+    for heading in ("## Compile", "## Test", "## Bench and roofline", "## Profile"):
+        assert heading in proc.stdout
+    assert "triton" in proc.stdout and "95.0%" in proc.stdout
+    assert "skipped: no CUDA device" in proc.stdout
+
+
+def test_bench_and_profile_skip_honestly_without_a_gpu(tmp_path):
+    root = project(tmp_path)
+    for stage in ("bench", "profile"):
+        proc = run([sys.executable, "-m", f"pipeline.{stage}", "vector_add", "--root", str(root)], REPO)
+        assert proc.returncode == 0, proc.stderr
+        data = json.loads((root / "metrics" / stage / "vector_add.json").read_text())
+        assert data == {"skipped": "no CUDA device"}

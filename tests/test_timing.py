@@ -1,0 +1,33 @@
+"""The noise-aware stop of pipeline/timing.py, on made-up samples (no GPU needed)."""
+
+import random
+
+from pipeline.timing import TimingConfig, _Sampler
+
+
+def sampler(samples, **cfg):
+    s = _Sampler(TimingConfig(min_time_ms=0, **cfg))
+    s.samples = list(samples)
+    return s
+
+
+def test_a_quiet_kernel_stops_once_the_median_is_pinned_down():
+    rng = random.Random(0)
+    quiet = sampler([100 + rng.gauss(0, 1) for _ in range(40)], min_samples=20)
+    assert quiet.done()
+    res = quiet.result("events", 1, {})
+    assert abs(res.median_us - 100) < 1 and res.converged
+    assert res.median_error < 0.005 and 0.005 < res.spread < 0.03
+
+
+def test_too_few_samples_never_stop_and_noise_needs_more():
+    rng = random.Random(1)
+    assert not sampler([100.0] * 5, min_samples=20).done()
+    noisy = sampler([100 + rng.gauss(0, 20) for _ in range(25)], min_samples=20)
+    assert not noisy.done()            # a 20% spread: the median is not known to 0.5% yet
+    assert not noisy.result("events", 1, {}).converged
+
+
+def test_the_time_cap_ends_an_unconverged_run():
+    s = sampler([100.0, 150.0] * 15, min_samples=20, max_time_ms=0)
+    assert s.done() and not s.result("events", 1, {}).converged
