@@ -178,12 +178,17 @@ def cute_environment(arch: str, dump_dir: Path) -> dict[str, str]:
 
 
 class _NoLaunch:
-    """What the wrapped cute.compile returns: calling it launches nothing."""
+    """What the wrapped cute.compile returns: calling it launches nothing, but counts as a
+    launch of its specialization (a candidate that caches compiled functions calls it on
+    later shapes without compiling again)."""
 
-    def __init__(self, compiled):
+    def __init__(self, compiled, hits=None, spec_id=None):
         self.compiled = compiled
+        self._hits, self._spec_id = hits, spec_id
 
     def __call__(self, *args, **kwargs):
+        if self._hits is not None:
+            self._hits.append(self._spec_id)
         return None
 
 
@@ -218,9 +223,15 @@ class CuteCapture:
         elapsed = time.perf_counter() - start
         arts = compiled.artifacts
         asm = {}
-        for kind, path in (("ptx", arts.PTX), ("cubin", arts.CUBIN)):
-            if path and os.path.isfile(path):
-                asm[kind] = Path(path).read_bytes() if kind == "cubin" else Path(path).read_text()
+        for kind, value in (("ptx", arts.PTX), ("cubin", arts.CUBIN)):
+            # nvidia-cutlass-dsl 4.8 reads the kept files into the artifacts itself (PTX
+            # text, CUBIN bytes); older releases handed back the paths.
+            if isinstance(value, bytes) and kind == "cubin":
+                asm[kind] = value
+            elif isinstance(value, str) and kind == "ptx" and ".target" in value:
+                asm[kind] = value
+            elif value and os.path.isfile(value):
+                asm[kind] = Path(value).read_bytes() if kind == "cubin" else Path(value).read_text()
         kernels = list(getattr(compiled, "kernel_info", {}) or {})
         signature = getattr(compiled, "function_name", name)
         spec_id = hashlib.sha1(signature.encode()).hexdigest()[:10]
@@ -229,4 +240,4 @@ class CuteCapture:
             self.specs[spec_id] = CompiledSpec(
                 kernel=kernels[0] if kernels else name, spec_id=spec_id, signature=signature,
                 asm=asm, compile_s=elapsed, extra={"kernels": kernels})
-        return _NoLaunch(compiled)
+        return _NoLaunch(compiled, self.hits, spec_id)

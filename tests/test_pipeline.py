@@ -35,6 +35,16 @@ def test_compile_metrics_and_dumps_for_every_op(repro_project):
                 assert info["registers"] > 0
 
 
+def test_cute_candidates_compile_for_sm90a_without_a_gpu(repro_project):
+    root, _ = repro_project
+    for op in ("vector_add", "softmax", "rmsnorm"):
+        cand = json.loads((root / "metrics" / "compile" / f"{op}.json").read_text())["candidates"]["cute"]
+        assert cand["backend"] == "cute" and cand["ptx_target"] == "sm_90a"
+        assert cand["sass"].get("LDG.128", 0) > 0, "128-bit vectorized loads at the bench shapes"
+        test = json.loads((root / "metrics" / "test" / f"{op}.json").read_text())["candidates"]["cute"]
+        assert test["verdict"] == "unverified", "a CPU cannot run CuTe: never reported as passed"
+
+
 def test_bench_shapes_are_compiled_too(repro_project):
     root, _ = repro_project
     details = json.loads((root / "dumps" / "matmul" / "triton" / "kernels.json").read_text())
