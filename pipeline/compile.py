@@ -56,7 +56,7 @@ def compile_candidate(op: str, path: str, arch: str, dump_dir: str, root: str) -
                 "error": {"message": "kernel() ran in capture mode but launched no GPU kernel"}}
     kernels = {}
     for spec in specs.values():
-        kernels[f"{spec.kernel}.{spec.spec_id}"] = write_dumps(spec, dump, arch)
+        kernels[dump_stem(spec)] = write_dumps(spec, dump, arch)
     headline, details = summarize(cand, backend, kernels, launches, start, op_)
     write_json(dump / "kernels.json", details)
     return headline
@@ -92,10 +92,16 @@ def capture_candidate(op, cand, arch: str, dump: Path):
     return capture.specs, launches
 
 
+def dump_stem(spec) -> str:
+    """File stem of a specialization's dumps, and its key in kernels.json. CuTe's mangled
+    names run to hundreds of characters: cut them, the spec id keeps the stem unique."""
+    return f"{spec.kernel[:80]}.{spec.spec_id}"
+
+
 def write_dumps(spec, dump: Path, arch: str) -> dict:
     """Write one specialization's IR and binaries; read back its resources and SASS."""
     from . import sass
-    stem = dump / f"{spec.kernel[:80]}.{spec.spec_id}"
+    stem = dump / dump_stem(spec)
     dump.mkdir(parents=True, exist_ok=True)
     for kind in DUMP_KINDS:
         if kind in spec.asm:

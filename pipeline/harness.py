@@ -39,6 +39,8 @@ PRIORITY = ("import", "signature", "process", "no_cached_results", "real_kernel"
             "inputs_untouched", "bounds", "unwritten_output", "run", "accuracy")
 POISON_1, POISON_2 = float("nan"), 7777.0
 MAX_FAILURES_PER_RUNG = 3
+# Packages a candidate's DSL comes from: missing ones make a candidate unverified here.
+DSL_PACKAGES = {"cutlass": "nvidia-cutlass-dsl (CuTe DSL)", "tilelang": "tilelang"}
 
 DEFAULTS = {"trials": 2, "random_shapes": 1, "adversarial_shapes": 2, "max_failures": 8,
             "max_work": {"cpu": 2**23, "cuda": 2**31}, "shape_scale": {"cpu": 1, "cuda": 8}}
@@ -163,8 +165,9 @@ class Rungs:
             self.failures.append({"rung": name, "reason": reason,
                                   **(case.describe() if case else {}), **details})
 
-    def needs_gpu(self, name: str, why: str):
-        self.rungs.setdefault(name, {"ok": None, "status": "needs GPU", "reason": why})
+    def needs_gpu(self, name: str, why: str, status: str = "needs GPU"):
+        """A rung that cannot run on this machine: recorded as such, never as passed."""
+        self.rungs.setdefault(name, {"ok": None, "status": status, "reason": why})
 
     def finish(self) -> dict:
         from .accuracy import worst
@@ -353,6 +356,13 @@ def check_candidate(op: str, path: str, device: str, root: str, secret: int,
         cand = import_candidate(op_, path, root)
         rungs.passed("import")
     except ProblemError as exc:
+        missing = exc.__cause__
+        if isinstance(missing, ModuleNotFoundError) and (missing.name or "").split(".")[0] in DSL_PACKAGES:
+            # The kernel may be fine; this machine lacks its DSL. Unverified, not rejected.
+            package = DSL_PACKAGES[missing.name.split(".")[0]]
+            rungs.needs_gpu("import", f"the {package} package is not installed here",
+                            status="needs package")
+            return verdict(rungs, device, secret, start)
         rungs.failed("import", str(exc))
         return verdict(rungs, device, secret, start)
     try:

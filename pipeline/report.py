@@ -17,7 +17,7 @@ from .jsonio import read_json, write_text
 from .problem import ProblemError, load_op, project_root
 
 
-def _num(v, fmt="{:.3g}"):
+def _num(v, fmt="{:.6g}"):
     return fmt.format(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else ("" if v is None else str(v))
 
 

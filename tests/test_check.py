@@ -87,3 +87,24 @@ def test_help_describes_the_exit_codes():
     out = kpipe("check", "--help").stdout
     for line in ("0  accepted", "1  rejected", "2  usage", "4  unverified"):
         assert line in out
+
+
+def test_a_candidate_whose_dsl_is_not_installed_is_unverified_not_rejected(tmp_path):
+    path = tmp_path / "needs_cute.py"
+    path.write_text('"""A CuTe candidate on a machine without CuTe DSL."""\nimport sys\n'
+                    'sys.modules["cutlass"] = None   # `import cutlass` now fails as if absent\n'
+                    'import cutlass  # noqa: E402\n\n\ndef kernel(x, y):\n    return x\n')
+    proc = kpipe("check", "vector_add", str(path), "--json")
+    assert proc.returncode == 4, proc.stdout + proc.stderr
+    verdict = json.loads(proc.stdout)
+    assert verdict["verdict"] == "unverified"
+    assert "nvidia-cutlass-dsl" in verdict["reason"]
+    assert verdict["rungs"]["import"]["status"] == "needs package"
+
+
+def test_a_cute_candidate_on_a_cpu_is_unverified_with_exit_4():
+    proc = kpipe("check", "softmax", "kernels/softmax/cute.py", "--json")
+    assert proc.returncode == 4, proc.stdout + proc.stderr
+    verdict = json.loads(proc.stdout)
+    assert verdict["accepted"] is False and verdict["verdict"] == "unverified"
+    assert all(r["ok"] is None for name, r in verdict["rungs"].items() if name.startswith("accuracy/"))

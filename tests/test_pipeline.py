@@ -101,20 +101,24 @@ def test_editing_one_kernel_reruns_only_that_op(repro_project):
         kernel.write_text(original + "\n# an edit\n")
         status = json.loads(run(dvc("status", "--json"), root, check=True).stdout)
         changed = {name for name in status if not name.startswith("device")}
-        assert changed == {"compile@vector_add", "test@vector_add"}, status
+        assert {"compile@vector_add", "test@vector_add"} <= changed, status
+        assert all(name.endswith("@vector_add") for name in changed), status
     finally:
         kernel.write_text(original)
 
 
 def test_a_tuning_knob_in_params_reruns_only_that_op(repro_project):
+    import yaml
     root, _ = repro_project
     params = root / "params.yaml"
     original = params.read_text()
     try:
-        params.write_text(original.replace("triton: {MAX_BLOCK: 4096, num_warps: 4}\n  rmsnorm",
-                                           "triton: {MAX_BLOCK: 2048, num_warps: 4}\n  rmsnorm"))
+        values = yaml.safe_load(original)
+        values["kernels"]["softmax"]["triton"]["MAX_BLOCK"] = 2048
+        params.write_text(yaml.safe_dump(values, sort_keys=False))
         status = json.loads(run(dvc("status", "--json"), root, check=True).stdout)
         changed = {name for name in status if not name.startswith("device")}
-        assert changed == {"compile@softmax", "test@softmax"}, status
+        assert {"compile@softmax", "test@softmax"} <= changed, status
+        assert all(name.endswith("@softmax") for name in changed), status
     finally:
         params.write_text(original)
