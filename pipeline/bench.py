@@ -9,7 +9,8 @@ and the roofline fraction against metrics/ceilings.json. Baselines (torch eager,
 torch.compile, and the reference's own BASELINES such as cuBLAS) are timed in the same
 run, and each candidate gets its speedup over each: >1 means the candidate is faster.
 
-Without a CUDA device it writes {"skipped": "no CUDA device"} and succeeds.
+Without a CUDA device it writes {"skipped": "no CUDA device"} and succeeds. Either way it
+also writes plots/<op>/{time,fraction}.json for `dvc plots` (pipeline/plot.py).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from .jsonio import read_json, write_json
 from .params import load_params, section
+from .plot import write_plot_data
 from .problem import ProblemError, list_candidate_files, load_candidate, load_op, project_root
 
 
@@ -187,6 +189,7 @@ def main(argv=None) -> int:
         import torch
         if not torch.cuda.is_available():
             write_json(out, {"skipped": "no CUDA device"})
+            write_plot_data(args.op, root)
             print(f"bench {args.op}: skipped (no CUDA device): no figures are made up without one")
             return 0
         start = time.monotonic()
@@ -195,6 +198,7 @@ def main(argv=None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     write_json(out, metrics)
+    write_plot_data(args.op, root)
     print(f"bench {args.op}: done in {time.monotonic() - start:.0f} s")
     return 0
 

@@ -10,9 +10,9 @@ committed metrics of the last N versions and their DVC experiments (`kpipe histo
   DIR/versions.png  median time (with IQR bars) and roofline fraction per version.
 DIR defaults to plots/OP/.
 
-`python -m pipeline.plot OP [--root DIR]` is the `plotdata@OP` stage: it flattens
-metrics/bench/OP.json into plots/OP/time.json and plots/OP/fraction.json, one record per
-candidate, the shape DVC plots read. dvc.yaml declares them as plots, so
+`write_plot_data` (called by the bench stage, or by hand as `python -m pipeline.plot OP`)
+flattens metrics/bench/OP.json into plots/OP/time.json and plots/OP/fraction.json, one
+record per candidate, the shape DVC plots read. dvc.yaml declares them as plots, so
 `dvc plots diff HEAD~2 HEAD~1 HEAD` overlays the versions (that HTML loads Vega from a
 CDN; the PNGs above are the offline rendering).
 """
@@ -26,7 +26,7 @@ from pathlib import Path
 from .history import HistoryError, Version, open_repo, ops_at, resolve, timing, versions
 
 
-# ------------------------------------------------------------------- the plotdata stage
+# ---------------------------------------------------------- plot data for `dvc plots`
 
 def plot_records(test: dict, bench: dict) -> tuple[list[dict], list[dict]]:
     """One time record and one fraction record per candidate; nulls where nothing was timed."""
@@ -238,10 +238,10 @@ def add_plot_command(sub) -> None:
 
 
 def main(argv=None) -> int:
-    """The plotdata@OP stage."""
+    """Rewrite plots/OP/*.json from the metrics (the bench stage does this itself)."""
     from .problem import list_ops, project_root
     parser = argparse.ArgumentParser(prog="python -m pipeline.plot",
-                                     description="plotdata stage: flatten bench metrics for DVC plots")
+                                     description="flatten bench metrics into plots/OP/*.json for DVC plots")
     parser.add_argument("op", help="an op with a references/OP.py")
     parser.add_argument("--root", default=".", help="project root (default: .)")
     args = parser.parse_args(argv)

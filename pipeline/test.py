@@ -14,8 +14,10 @@ candidates are recorded as "needs GPU", never as passed.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .harness import DEFAULTS, new_secret, resolve_device, run_checks
@@ -30,20 +32,33 @@ def settings_for(params: dict, op: str) -> tuple[dict, float, str]:
     return settings, float(sec.get("timeout_s", 300)), str(sec.get("device", "auto"))
 
 
+def parallel_for(params: dict, op: str) -> int | None:
+    """How many candidates to check at once (None: one per core)."""
+    value = section(params, "test", op).get("parallel")
+    return int(value) if value else None
+
+
 def test_all(op: str, root: Path, params: dict, device: str | None, secret: int | None) -> tuple[dict, str, bool]:
     settings, timeout, want = settings_for(params, op)
+    parallel = parallel_for(params, op)
     device = resolve_device(device or want)
     load_op(op, root)  # contract errors stop here, before anything is written
     secret = new_secret() if secret is None else secret
-    results = {}
     print(f"test {op} on {device}{' (Triton interpreter)' if device == 'cpu' else ''}, "
           f"secret seed {secret}", flush=True)
-    for path in list_candidate_files(op, root):
-        start = time.monotonic()
+    files = list_candidate_files(op, root)
+    start = time.monotonic()
+
+    def check(path):
         res = run_checks(op, path, device, root, secret, settings, timeout)
-        results[path.stem] = res
         print(f"  {path.stem}: {res['verdict'].upper()} ({time.monotonic() - start:.1f} s): "
               f"{res['reason']}", flush=True)
+        return res
+    # Each candidate already runs in a process of its own; run as many side by side as
+    # there are cores (params test.parallel), so a CPU machine is not idle.
+    workers = max(1, min(len(files), int(parallel or os.cpu_count() or 1)))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        results = dict(zip((p.stem for p in files), pool.map(check, files)))
     ok = all(r["verdict"] != "rejected" for r in results.values())
     metrics = {"op": op, "device": device, "secret_seed": secret,
                "candidates": {name: stage_record(r) for name, r in results.items()}}

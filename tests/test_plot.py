@@ -1,4 +1,4 @@
-"""`kpipe plot` (PNG, offline) and the plotdata stage, on synthetic versions."""
+"""`kpipe plot` (PNG, offline) and the plot data the bench stage writes, on synthetic versions."""
 
 import json
 import subprocess
@@ -70,7 +70,7 @@ def test_plotdata_records_one_row_per_candidate():
     assert fractions[0]["target"] == 0.9
 
 
-def test_plotdata_stage_without_a_gpu_writes_nulls_dvc_can_read(tmp_path):
+def test_plot_data_without_a_gpu_writes_nulls_dvc_can_read(tmp_path):
     (tmp_path / "metrics" / "test").mkdir(parents=True)
     (tmp_path / "metrics" / "bench").mkdir(parents=True)
     (tmp_path / "metrics" / "test" / f"{OP}.json").write_text(json.dumps(verdict_metrics()))
