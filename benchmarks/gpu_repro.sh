@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# `dvc repro` on an offline GPU host, from a copy of the working tree that has no .git
+# (what a lent machine receives), then the figures a reviewer asks for.
+#
+#   bash benchmarks/gpu_repro.sh [TUNE_OP TUNE_IMPL [kpipe tune options]]
+#
+# Run it from the copy's root, with dvc and friends on PATH/PYTHONPATH (DEVELOPERS.md:
+# "An offline GPU host"). It copies the tree to $RUN_DIR (default /root/run), makes it a
+# git repository with one commit ("the tree as sent"), and there:
+#   1. dvc repro                      every stage, GPU ones included
+#   2. git commit                     the run's dvc.lock and metrics, as a version
+#   3. kpipe status, kpipe report softmax, kpipe history
+#   4. benchmarks/timing_fidelity.py
+#   5. kpipe tune TUNE_OP TUNE_IMPL   if asked: DVC experiments, stopping at roofline
+# Each step logs to $RUN_DIR/logs/<step>.log and a failing step does not stop the others.
+# At the end $RUN_DIR/results.tgz holds dvc.lock, metrics/, plots/, logs/ and the small
+# files of reports/, and $RUN_DIR/DONE exists. Copy the results back by hand: the
+# metrics then match the tree that was sent, so they can be committed on top of it.
+set -u
+src=$PWD
+run=${RUN_DIR:-/root/run}
+export PYTHONUNBUFFERED=1
+export GIT_AUTHOR_NAME=kpipe GIT_AUTHOR_EMAIL=kpipe@localhost
+export GIT_COMMITTER_NAME=kpipe GIT_COMMITTER_EMAIL=kpipe@localhost
+# dvc.yaml says `python`; some hosts only have python3.
+command -v python > /dev/null || {
+  mkdir -p /tmp/pybin && ln -sf "$(command -v python3)" /tmp/pybin/python && export PATH=/tmp/pybin:$PATH; }
+
+rm -rf "$run" && mkdir -p "$run"
+tar -C "$src" --exclude=./.gpu-wheels --exclude=./.gpu-carry -cf - . | tar -C "$run" -xf -
+cd "$run" || exit 1
+git init -q && git add -A && git commit -qm "the tree as sent" || exit 1
+mkdir -p logs
+kpipe() { python -m pipeline.cli "$@"; }
+step() { local name=$1; shift; local t0=$SECONDS
+  echo "== $name"; "$@" > "logs/$name.log" 2>&1; local rc=$?
+  echo "   exit $rc in $((SECONDS - t0)) s"; tail -n "${TAIL:-15}" "logs/$name.log"; }
+
+TAIL=40 step repro dvc repro
+git add -A dvc.lock metrics plots && git commit -qm "dvc repro on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+TAIL=40 step status kpipe status
+TAIL=0 step report-softmax kpipe report softmax
+TAIL=12 step history kpipe history
+TAIL=12 step fidelity python benchmarks/timing_fidelity.py --out logs/timing_fidelity.json
+if [ $# -ge 2 ]; then
+  TAIL=25 step tune kpipe tune "$@"
+  TAIL=30 step exp-show dvc exp show --md --only-changed
+fi
+find reports -type f -size -2M > logs/small-reports.txt 2>/dev/null
+tar czf results.tgz dvc.lock metrics plots logs $(cat logs/small-reports.txt)
+touch DONE
+echo "== results: $run/results.tgz ($(du -h results.tgz | cut -f1))"
