@@ -10,7 +10,7 @@
 #   1. dvc repro                      every stage, GPU ones included
 #   2. git commit                     the run's dvc.lock and metrics, as a version
 #   3. kpipe status, kpipe report softmax, kpipe history
-#   4. benchmarks/timing_fidelity.py
+#   4. benchmarks/timing_fidelity.py and tiny_kernel_probe.py; the tests marked gpu
 #   5. kpipe tune TUNE_OP TUNE_IMPL   if asked: DVC experiments, stopping at roofline
 # Each step logs to $RUN_DIR/logs/<step>.log and a failing step does not stop the others.
 # At the end $RUN_DIR/results.tgz holds dvc.lock, metrics/, plots/, logs/ and the small
@@ -41,7 +41,10 @@ git add -A dvc.lock metrics plots && git commit -qm "dvc repro on $(nvidia-smi -
 TAIL=40 step status kpipe status
 TAIL=0 step report-softmax kpipe report softmax
 TAIL=12 step history kpipe history
+export PYTHONPATH=$run${PYTHONPATH:+:$PYTHONPATH}    # the benchmarks import pipeline/
 TAIL=12 step fidelity python benchmarks/timing_fidelity.py --out logs/timing_fidelity.json
+TAIL=12 step tiny-probe python benchmarks/tiny_kernel_probe.py
+TAIL=12 step gpu-tests python -m pytest -q -m gpu -rs -p no:cacheprovider
 if [ $# -ge 2 ]; then
   TAIL=25 step tune kpipe tune "$@"
   TAIL=30 step exp-show dvc exp show --md --only-changed

@@ -22,9 +22,11 @@ Intra-kernel scopes (Triton's Proton): a Triton kernel may mark scopes,
     x = tl.load(...)
     pl.exit_scope("load")
 
-and the stage then runs the call once more under Proton's instrumentation backend, keeps
-the trace as reports/<op>/<impl>.proton.hatchet and records each scope's share of the
-cycles. A kernel without scopes costs nothing; a Triton without Proton is said so.
+and the stage then runs the call once more under Proton's instrumentation backend, at the
+smallest BENCH_SHAPES entry (Proton keeps a record buffer per program, and a grid of 2^18
+programs made it fault on an H200 with triton 3.6), keeps the trace as
+reports/<op>/<impl>.proton.hatchet and records each scope's share of the cycles. Scopes
+compile to nothing outside that run; a Triton without Proton is said so.
 
 Without a GPU or without ncu, the stage records why it skipped, and succeeds.
 """
@@ -34,6 +36,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import math
 import os
 import shutil
 import subprocess
@@ -112,6 +115,13 @@ def run_proton(op_name: str, path: str, dtype_name: str, shape_index: int, root:
     return 0
 
 
+def smallest_shape(op) -> int:
+    """Index of the BENCH_SHAPES entry with the fewest elements: Proton's instrumentation
+    keeps a record buffer per program, so it runs on the smallest grid."""
+    sizes = [math.prod(v for v in s.values() if isinstance(v, int)) for s in op.BENCH_SHAPES]
+    return sizes.index(min(sizes))
+
+
 def proton_scopes(path: Path, driver_args: list[str], stem: Path, timeout: float) -> dict:
     """Per-scope share of cycles from a Proton instrumentation run, or why there is none."""
     if "enter_scope" not in path.read_text() and "pl.scope(" not in path.read_text():
@@ -122,17 +132,26 @@ def proton_scopes(path: Path, driver_args: list[str], stem: Path, timeout: float
         return {"proton": f"this Triton has no Proton ({exc})"}
     proc = subprocess.run([sys.executable, "-m", "pipeline.profile", "--proton", *driver_args, str(stem)],
                           capture_output=True, text=True, timeout=timeout)
-    trace = stem.with_suffix(".hatchet")
+    trace = stem.parent / f"{stem.name}.hatchet"     # Proton appends .hatchet to the name it is given
     if proc.returncode != 0 or not trace.is_file():
         tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-5:])
-        return {"proton": f"instrumentation run failed (exit {proc.returncode}): {tail}"}
+        why = f"exit {proc.returncode}" if proc.returncode else f"exit 0 but no {trace.name}"
+        return {"proton": f"instrumentation run failed ({why}): {tail}"}
+    shares = scope_shares(trace)
+    if not shares:
+        return {"proton": "trace written, but it holds no scope cycles", "proton_trace": trace.name}
+    return {"proton_trace": trace.name, "proton_scopes": shares}
+
+
+def scope_shares(trace: Path) -> dict[str, float]:
+    """Each scope's share of the cycles in a Proton .hatchet trace (leaf frames under the
+    kernel's frame; a scope entered in several places is summed by name)."""
     import json
     cycles: dict[str, float] = {}
 
     def walk(node):
         name = (node.get("frame") or {}).get("name", "")
-        metrics = node.get("metrics") or {}
-        value = next((v for k, v in metrics.items() if "cycle" in k.lower()), None)
+        value = (node.get("metrics") or {}).get("cycles")   # raw; Proton also writes normalized_cycles
         if value is not None and name and not node.get("children"):
             cycles[name] = cycles.get(name, 0.0) + float(value)
         for child in node.get("children") or []:
@@ -142,9 +161,7 @@ def proton_scopes(path: Path, driver_args: list[str], stem: Path, timeout: float
         if isinstance(root_node, dict):
             walk(root_node)
     total = sum(cycles.values())
-    if not total:
-        return {"proton": "trace written, but it holds no scope cycles", "proton_trace": trace.name}
-    return {"proton_trace": trace.name, "proton_scopes": {k: v / total for k, v in sorted(cycles.items())}}
+    return {k: v / total for k, v in sorted(cycles.items())} if total else {}
 
 
 # ---------------------------------------------------------------------------- parsing
@@ -278,8 +295,11 @@ def profile_all(op_name: str, root: Path, params: dict) -> dict:
         rec = {"status": "ok", **summarize(kernels, cost),
                "compile_spill_bytes": (compiled.get(impl) or {}).get("spill_bytes")}
         if (compiled.get(impl) or {}).get("backend") == "triton":
-            rec.update(proton_scopes(path, [op_name, str(path), dtype_name, str(index), str(root)],
+            rec.update(proton_scopes(path, [op_name, str(path), dtype_name, str(smallest_shape(op)), str(root)],
                                      reports / f"{impl}.proton", float(sec.get("timeout_s", 900))))
+            if "proton_scopes" in rec:
+                small = op.BENCH_SHAPES[smallest_shape(op)]
+                rec["proton_shape"] = ",".join(f"{k}={v}" for k, v in small.items())
         result["candidates"][impl] = rec
         print(f"  {rec['launches']} kernel(s), {rec['gpu_time_ns'] / 1e3:.1f} us, DRAM "
               f"{rec['dram_bytes'] / 1e6:.1f} MB ({rec['dram_vs_cost_model']:.3f} x cost model), "

@@ -75,16 +75,20 @@ def bench_section(m: dict | None) -> list[str]:
         for name, res in group.items():
             for shape, r in res.get("shapes", {}).items():
                 if r.get("status") != "ok":
-                    rows.append([kind + name, shape, "failed: " + str(r.get("reason"))[:60], "", "", "", ""])
+                    rows.append([kind + name, shape, "failed: " + str(r.get("reason"))[:60], "", "", "", "", ""])
                     continue
                 speed = ", ".join(f"{k.removeprefix('speedup_vs_')} {v:.2f}x" for k, v in r.items()
                                   if k.startswith("speedup_vs_"))
                 rows.append([kind + name, shape, f"{r['median_us']:.2f} ± {r['iqr_us']:.2f} us ({r['method']})",
                              f"{r['gbps']:.0f} GB/s" if r["bound"] == "memory" else f"{r['tflops']:.1f} TFLOP/s",
                              f"{r['fraction']:.1%} {r['bound']}" + (" SUSPICIOUS" if r.get("suspicious") else ""),
-                             "yes" if r.get("at_roofline") else "no", speed])
+                             "yes" if r.get("at_roofline") else "no", speed,
+                             _num(r.get("first_call_ms"), "{:.1f} ms")])
     out.append(tabulate(rows, headers=["what", "shape", "median ± IQR", "rate", "roofline", "at target",
-                                       "speedup"], tablefmt="github"))
+                                       "speedup", "first call"], tablefmt="github"))
+    out.append("")
+    out.append("first call: the first call in the bench process at that shape, compile (or load "
+               "from the on-disk cache) included; the median is every call after it.")
     return out
 
 
