@@ -11,45 +11,49 @@ vector_add fp32 at n=2^20 (12.6 MB moved), timed five ways:
 Nsight Compute's gpu__time_duration (benchmarks/timing_fidelity.py) times a lone launch
 after flushing every cache, so it sits with the last of these.
 """
-import dataclasses, statistics, sys
+import dataclasses
+import statistics
+
 import torch
 from torch.autograd import DeviceType
 from torch.profiler import ProfilerActivity, profile
-from pipeline.timing import TimingConfig, time_graph, l2_bytes
-from pipeline.problem import load_op, load_candidate
 
-op = load_op("vector_add", ".")
-k = load_candidate(op, "kernels/vector_add/triton.py", ".").kernel
+from pipeline.timing import TimingConfig, capture_graph, l2_bytes, time_graph
+from timing_fidelity import load_vector_add     # benchmarks/ is on sys.path when run as a script
+
+op, k = load_vector_add()
 n = 2**20
 nbytes = op.bytes_moved(torch.float32, n=n)
 print("L2 bytes", l2_bytes(), "bytes/call", nbytes)
 base = op.make_inputs(1, "cuda", torch.float32, n=n)
 clones = {}
+
+
 def make_call(i):
     args = base if i == 0 else clones.setdefault(i, tuple(t.clone() for t in base))
     return lambda: k(*args)
+
+
 for mult in (3, 10, 30):
     t = time_graph(make_call, nbytes, dataclasses.replace(TimingConfig(), rotate_l2_multiple=mult))
     print(f"graph total/N, rotate {mult}x L2: median {t.median_us:.3f} us iqr {t.iqr_us:.3f} copies {t.calls_per_sample}")
+
 
 def kernel_durs(prof):
     return [e.time_range.elapsed_us() for e in prof.events()
             if e.device_type == DeviceType.CUDA and "add_kernel" in e.name]
 
+
 # back-to-back in a graph, CUPTI timestamps per kernel
 copies = int(3 * l2_bytes() / nbytes) + 1
 calls = [make_call(i) for i in range(copies)]
-for c in calls: c()
-torch.cuda.synchronize()
-g = torch.cuda.CUDAGraph(); s = torch.cuda.Stream(); s.wait_stream(torch.cuda.current_stream())
-with torch.cuda.stream(s):
-    with torch.cuda.graph(g, stream=s):
-        outs = [c() for c in calls]
-torch.cuda.current_stream().wait_stream(s)
-for _ in range(50): g.replay()
+g, outs = capture_graph(calls)
+for _ in range(50):
+    g.replay()
 torch.cuda.synchronize()
 with profile(activities=[ProfilerActivity.CUDA]) as prof:
-    for _ in range(20): g.replay()
+    for _ in range(20):
+        g.replay()
     torch.cuda.synchronize()
 d = kernel_durs(prof)
 print(f"CUPTI in graph: {len(d)} kernels, median {statistics.median(d) if d else float('nan'):.3f} us")
@@ -63,7 +67,8 @@ d = kernel_durs(prof)
 print(f"CUPTI eager (isolated): {len(d)} kernels, median {statistics.median(d):.3f} us")
 with profile(activities=[ProfilerActivity.CUDA]) as prof:
     for i in range(60):
-        flush.zero_(); calls[i % copies]()
+        flush.zero_()
+        calls[i % copies]()
     torch.cuda.synchronize()
 d = kernel_durs(prof)
 print(f"CUPTI eager after L2 flush: {len(d)} kernels, median {statistics.median(d):.3f} us")

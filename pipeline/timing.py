@@ -126,23 +126,28 @@ def time_events(fn: Callable[[], object], cfg: TimingConfig, keep: Callable | No
     return sampler.result("events", 1, clocks.summary())
 
 
-def time_graph(make_call: Callable[[int], Callable[[], object]], bytes_per_call: int,
-               cfg: TimingConfig, keep: Callable | None = None) -> Timing:
-    """Median per-call time from graph replays of N calls on N input copies (>= 3x L2)."""
-    copies = max(2, int(cfg.rotate_l2_multiple * l2_bytes() / max(1, bytes_per_call)) + 1)
-    copies = min(copies, 512)
-    calls = [make_call(i) for i in range(copies)]
-    for call in calls:           # warm: compile, allocate, autotune outside the capture
+def capture_graph(calls: list[Callable[[], object]]) -> tuple["torch.cuda.CUDAGraph", list]:
+    """One CUDA graph that makes every call in order, and the outputs it writes on replay.
+    Each call runs once first, outside the capture (compile, allocate, autotune)."""
+    for call in calls:
         call()
     torch.cuda.synchronize()
     graph = torch.cuda.CUDAGraph()
-    outs = []
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):
         with torch.cuda.graph(graph, stream=stream):
             outs = [call() for call in calls]
     torch.cuda.current_stream().wait_stream(stream)
+    return graph, outs
+
+
+def time_graph(make_call: Callable[[int], Callable[[], object]], bytes_per_call: int,
+               cfg: TimingConfig, keep: Callable | None = None) -> Timing:
+    """Median per-call time from graph replays of N calls on N input copies (>= 3x L2)."""
+    copies = max(2, int(cfg.rotate_l2_multiple * l2_bytes() / max(1, bytes_per_call)) + 1)
+    copies = min(copies, 512)
+    graph, outs = capture_graph([make_call(i) for i in range(copies)])
     t_end = time.perf_counter() + cfg.warmup_ms / 1e3
     while time.perf_counter() < t_end:
         graph.replay()

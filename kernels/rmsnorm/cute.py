@@ -21,8 +21,9 @@ import torch
 import cutlass
 import cutlass.cute as cute
 from cutlass import Float32, Int32, Int64
-from cutlass.cute.runtime import make_ptr
 
+from pipeline.cute_helpers import (DTYPES, block_reduce, compile_once, current_stream, fadd,
+                                   gmem_ptr, load_block, row_plan, store_block, vector_width)
 from pipeline.knobs import knobs
 
 EPS = 1e-6
@@ -31,109 +32,7 @@ EPS = 1e-6
 # MAX_ELEMS: the most row elements a thread holds in registers (as fp32) at one time.
 CFG = knobs(__file__, MAX_THREADS=512, MAX_ELEMS=32)
 
-_DTYPES = {torch.float32: cutlass.Float32, torch.float16: cutlass.Float16,
-           torch.bfloat16: cutlass.BFloat16}
 _COMPILED: dict = {}   # (torch dtype, N, vec, threads, per_thread) -> compiled function
-
-
-def _ceil_div(a: int, b: int) -> int:
-    return -(-a // b)
-
-
-def _plan(n: int, elem_bytes: int, ptr_align: int) -> tuple[int, int, int]:
-    """(vec, threads, per_thread) for a row of n elements.
-
-    vec: elements per access, 16 bytes at most, dividing n and the pointers' alignment.
-    threads: the fewest (a power of two >= 32) that hold the row in MAX_ELEMS values each,
-    up to MAX_THREADS. per_thread: vectors per thread in one block (capped by MAX_ELEMS).
-    """
-    vec = 16 // elem_bytes
-    while vec > 1 and (n % vec or ptr_align % (vec * elem_bytes)):
-        vec //= 2
-    nvec = _ceil_div(n, vec)
-    threads = 32
-    while threads < CFG.MAX_THREADS and _ceil_div(nvec, threads) * vec > CFG.MAX_ELEMS:
-        threads *= 2
-    per_thread = max(1, min(_ceil_div(nvec, threads), CFG.MAX_ELEMS // vec))
-    return vec, threads, per_thread
-
-
-def _alignment(*tensors) -> int:
-    """Largest power of two (<= 16) dividing every tensor's start address, in bytes."""
-    align = 16
-    for t in tensors:
-        while t.data_ptr() % align:
-            align //= 2
-    return align
-
-
-def _stream(t: torch.Tensor) -> cuda.CUstream:
-    """The current torch stream (a CUDA graph capture records launches made on it). On a
-    CPU (the compile stage's capture mode) nothing is launched, so any stream will do."""
-    if t.is_cuda:
-        return cuda.CUstream(torch.cuda.current_stream(t.device).cuda_stream)
-    return cuda.CUstream(0)
-
-
-# ------------------------------------------------------------------------ device helpers
-# Plain Python helpers run while the kernel is traced: each call inlines its code.
-
-def _load_block(thr, atom, g_row, c_row, b, block: int, n: int, frag, predicated: bool):
-    """Copy block b of a row (global) into frag (registers); return it as fp32.
-
-    When the block runs past the row end, a vector whose first column is >= n is not read
-    (one predicate per vector is exact because vec divides n) and reads as 0.
-    """
-    src = thr.partition_S(cute.local_tile(g_row, (block,), (b,)))
-    if predicated:
-        pred = _row_predicate(thr, c_row, b, block, n, frag)
-        frag.fill(0.0)
-        cute.copy(atom, src, frag, pred=pred)
-    else:
-        cute.copy(atom, src, frag)
-    return frag.load().to(Float32)
-
-
-def _store_block(thr, atom, g_row, c_row, b, block: int, n: int, frag, values, predicated: bool):
-    """Round fp32 `values` to the output dtype and write them to block b of a row."""
-    frag.store(values.to(frag.element_type))
-    dst = thr.partition_D(cute.local_tile(g_row, (block,), (b,)))
-    if predicated:
-        cute.copy(atom, frag, dst, pred=_row_predicate(thr, c_row, b, block, n, frag))
-    else:
-        cute.copy(atom, frag, dst)
-
-
-def _row_predicate(thr, c_row, b, block: int, n: int, frag):
-    """One flag per vector of this thread: does the vector lie inside the row?"""
-    coords = thr.partition_S(cute.local_tile(c_row, (block,), (b,)))   # ((vec,1), per_thread)
-    per_thread = cute.size(frag, mode=[1])
-    pred = cute.make_rmem_tensor((1, per_thread), cutlass.Boolean)
-    for k in range(per_thread):
-        pred[0, k] = cute.elem_less(coords[(0, k)], (n,))
-    return pred
-
-
-@cute.jit
-def _block_sum(val: Float32, buf: cute.Tensor, num_warps: cutlass.Constexpr):
-    """Sum one fp32 per thread over the CTA: shuffles within each warp, then each warp's
-    result through shared memory (`buf`, one slot per warp, written once per kernel)."""
-    val = cute.arch.warp_reduction(val, _add)
-    if cutlass.const_expr(num_warps > 1):
-        # warp_idx() is made warp-uniform by a full-warp shuffle: it must run in all lanes,
-        # outside the lane-0 branch (a full-mask shuffle in one lane deadlocks).
-        warp, lane = cute.arch.warp_idx(), cute.arch.lane_idx()
-        if lane == 0:
-            buf[warp] = val
-        cute.arch.barrier()
-        val = buf[0]
-        for w in cutlass.range_constexpr(1, num_warps):
-            val = val + buf[w]
-    return val
-
-
-def _add(a, b):
-    return a + b
 
 
 def _sum_of_squares(x):
@@ -174,11 +73,11 @@ def _rmsnorm_kernel(x_ptr: cute.Pointer, w_ptr: cute.Pointer, o_ptr: cute.Pointe
     if cutlass.const_expr(full_blocks + has_tail == 1):
         # The whole row in registers: one read, one write. The weight load is issued
         # before the reduction so that its latency hides behind it.
-        x = _load_block(thr, atom, g_x, c_row, 0, block, N, frag_x, has_tail)
-        w = _load_block(thr, atom, g_w, c_row, 0, block, N, frag_w, has_tail)
-        total = _block_sum(_sum_of_squares(x), red, num_warps)
+        x = load_block(thr, atom, g_x, c_row, 0, block, N, frag_x, 0.0, has_tail)
+        w = load_block(thr, atom, g_w, c_row, 0, block, N, frag_w, 0.0, has_tail)
+        total = block_reduce(_sum_of_squares(x), fadd, red, num_warps)
         rstd = cute.math.rsqrt(total / N + EPS, fastmath=True)
-        _store_block(thr, atom, g_o, c_row, 0, block, N, frag_x, x * rstd * w, has_tail)
+        store_block(thr, atom, g_o, c_row, 0, block, N, frag_x, x * rstd * w, has_tail)
     else:
         # Pass 1: each thread's sum of squares over the row, then over the CTA. (Loop bodies
         # bind no names: a name bound inside a dynamic loop must not be bound again by a
@@ -186,22 +85,22 @@ def _rmsnorm_kernel(x_ptr: cute.Pointer, w_ptr: cute.Pointer, o_ptr: cute.Pointe
         part = Float32(0.0)
         for b in cutlass.range(full_blocks, unroll=1):
             part = part + _sum_of_squares(
-                _load_block(thr, atom, g_x, c_row, b, block, N, frag_x, False))
+                load_block(thr, atom, g_x, c_row, b, block, N, frag_x, 0.0, False))
         if cutlass.const_expr(has_tail):
             part = part + _sum_of_squares(
-                _load_block(thr, atom, g_x, c_row, full_blocks, block, N, frag_x, True))
-        total = _block_sum(part, red, num_warps)
+                load_block(thr, atom, g_x, c_row, full_blocks, block, N, frag_x, 0.0, True))
+        total = block_reduce(part, fadd, red, num_warps)
         rstd = cute.math.rsqrt(total / N + EPS, fastmath=True)
         # Pass 2: read x (again) and the weight, write x * rstd * weight.
         for b in cutlass.range(full_blocks, unroll=1):
-            _store_block(thr, atom, g_o, c_row, b, block, N, frag_x,
-                         _load_block(thr, atom, g_x, c_row, b, block, N, frag_x, False) * rstd
-                         * _load_block(thr, atom, g_w, c_row, b, block, N, frag_w, False), False)
+            store_block(thr, atom, g_o, c_row, b, block, N, frag_x,
+                         load_block(thr, atom, g_x, c_row, b, block, N, frag_x, 0.0, False) * rstd
+                         * load_block(thr, atom, g_w, c_row, b, block, N, frag_w, 0.0, False), False)
         if cutlass.const_expr(has_tail):
-            _store_block(thr, atom, g_o, c_row, full_blocks, block, N, frag_x,
-                         _load_block(thr, atom, g_x, c_row, full_blocks, block, N, frag_x, True)
+            store_block(thr, atom, g_o, c_row, full_blocks, block, N, frag_x,
+                         load_block(thr, atom, g_x, c_row, full_blocks, block, N, frag_x, 0.0, True)
                          * rstd
-                         * _load_block(thr, atom, g_w, c_row, full_blocks, block, N, frag_w, True),
+                         * load_block(thr, atom, g_w, c_row, full_blocks, block, N, frag_w, 0.0, True),
                          True)
 
 
@@ -217,8 +116,8 @@ def kernel(x, weight):
     if x.dim() != 2 or not x.is_contiguous() or weight.dim() != 1 or not weight.is_contiguous():
         raise ValueError(f"rmsnorm/cute takes a contiguous 2-D x and 1-D weight, got shapes "
                          f"{tuple(x.shape)} and {tuple(weight.shape)}")
-    if x.dtype not in _DTYPES or weight.dtype != x.dtype:
-        raise TypeError(f"rmsnorm/cute supports x and weight of one dtype in {list(_DTYPES)}, "
+    if x.dtype not in DTYPES or weight.dtype != x.dtype:
+        raise TypeError(f"rmsnorm/cute supports x and weight of one dtype in {list(DTYPES)}, "
                         f"got {x.dtype} and {weight.dtype}")
     M, N = x.shape
     if weight.shape[0] != N:
@@ -226,16 +125,11 @@ def kernel(x, weight):
     out = torch.empty_like(x)
     if M == 0 or N == 0:
         return out
-    dtype, esize = _DTYPES[x.dtype], x.element_size()
-    vec, threads, per_thread = _plan(N, esize, _alignment(x, weight, out))
-    # Pointers carry the alignment the vector width relies on (checked by _alignment).
-    ptrs = [make_ptr(dtype, t.data_ptr(), cute.AddressSpace.gmem, assumed_align=vec * esize)
-            for t in (x, weight, out)]
-    stream = _stream(x)
-    key = (x.dtype, N, vec, threads, per_thread)
-    fn = _COMPILED.get(key)
-    if fn is None:
-        fn = cute.compile(_rmsnorm_host, *ptrs, Int32(M), stream, dtype, N, vec, threads, per_thread)
-        _COMPILED[key] = fn
+    vec = vector_width(N, x, weight, out)
+    threads, per_thread = row_plan(N, vec, CFG.MAX_THREADS, CFG.MAX_ELEMS)
+    ptrs = [gmem_ptr(t, vec) for t in (x, weight, out)]
+    stream = current_stream(x)
+    fn = compile_once(_COMPILED, (x.dtype, N, vec, threads, per_thread), _rmsnorm_host,
+                      *ptrs, Int32(M), stream, DTYPES[x.dtype], N, vec, threads, per_thread)
     fn(*ptrs, Int32(M), stream)
     return out

@@ -25,128 +25,30 @@ import torch
 import cutlass
 import cutlass.cute as cute
 from cutlass import Float32, Int32, Int64
-from cutlass.cute.runtime import make_ptr
 
+from pipeline.cute_helpers import (DTYPES, block_reduce, compile_once, current_stream, fadd, fmax,
+                                   gmem_ptr, load_block, row_plan, store_block, vector_width)
 from pipeline.knobs import knobs
 
 # MAX_THREADS: the most threads (a power of two, 32..1024) a row's CTA gets.
 # MAX_ELEMS: the most row elements a thread holds in registers (as fp32) at one time.
 CFG = knobs(__file__, MAX_THREADS=512, MAX_ELEMS=32)
 
-_DTYPES = {torch.float32: cutlass.Float32, torch.float16: cutlass.Float16,
-           torch.bfloat16: cutlass.BFloat16}
 _COMPILED: dict = {}   # (torch dtype, N, vec, threads, per_thread) -> compiled function
 _LOG2_E = math.log2(math.e)
 _FLT_MAX = 3.4028234663852886e38
 
 
-def _ceil_div(a: int, b: int) -> int:
-    return -(-a // b)
-
-
-def _plan(n: int, elem_bytes: int, ptr_align: int) -> tuple[int, int, int]:
-    """(vec, threads, per_thread) for a row of n elements.
-
-    vec: elements per access, 16 bytes at most, dividing n and the pointers' alignment.
-    threads: the fewest (a power of two >= 32) that hold the row in MAX_ELEMS values each,
-    up to MAX_THREADS. per_thread: vectors per thread in one block (capped by MAX_ELEMS).
-    """
-    vec = 16 // elem_bytes
-    while vec > 1 and (n % vec or ptr_align % (vec * elem_bytes)):
-        vec //= 2
-    nvec = _ceil_div(n, vec)
-    threads = 32
-    while threads < CFG.MAX_THREADS and _ceil_div(nvec, threads) * vec > CFG.MAX_ELEMS:
-        threads *= 2
-    per_thread = max(1, min(_ceil_div(nvec, threads), CFG.MAX_ELEMS // vec))
-    return vec, threads, per_thread
-
-
-def _alignment(*tensors) -> int:
-    """Largest power of two (<= 16) dividing every tensor's start address, in bytes."""
-    align = 16
-    for t in tensors:
-        while t.data_ptr() % align:
-            align //= 2
-    return align
-
-
-def _stream(t: torch.Tensor) -> cuda.CUstream:
-    """The current torch stream (a CUDA graph capture records launches made on it). On a
-    CPU (the compile stage's capture mode) nothing is launched, so any stream will do."""
-    if t.is_cuda:
-        return cuda.CUstream(torch.cuda.current_stream(t.device).cuda_stream)
-    return cuda.CUstream(0)
-
-
 # ------------------------------------------------------------------------ device helpers
 # Plain Python helpers run while the kernel is traced: each call inlines its code.
-
-def _load_block(thr, atom, g_row, c_row, b, block: int, n: int, frag, fill: float, predicated: bool):
-    """Copy block b of a row (global) into frag (registers); return it as fp32.
-
-    When the block runs past the row end, a vector whose first column is >= n is not read
-    (one predicate per vector is exact because vec divides n) and keeps `fill`.
-    """
-    src = thr.partition_S(cute.local_tile(g_row, (block,), (b,)))
-    if predicated:
-        pred = _row_predicate(thr, c_row, b, block, n, frag)
-        frag.fill(fill)
-        cute.copy(atom, src, frag, pred=pred)
-    else:
-        cute.copy(atom, src, frag)
-    return frag.load().to(Float32)
-
-
-def _store_block(thr, atom, g_row, c_row, b, block: int, n: int, frag, values, predicated: bool):
-    """Round fp32 `values` to the output dtype and write them to block b of a row."""
-    frag.store(values.to(frag.element_type))
-    dst = thr.partition_D(cute.local_tile(g_row, (block,), (b,)))
-    if predicated:
-        cute.copy(atom, frag, dst, pred=_row_predicate(thr, c_row, b, block, n, frag))
-    else:
-        cute.copy(atom, frag, dst)
-
-
-def _row_predicate(thr, c_row, b, block: int, n: int, frag):
-    """One flag per vector of this thread: does the vector lie inside the row?"""
-    coords = thr.partition_S(cute.local_tile(c_row, (block,), (b,)))   # ((vec,1), per_thread)
-    per_thread = cute.size(frag, mode=[1])
-    pred = cute.make_rmem_tensor((1, per_thread), cutlass.Boolean)
-    for k in range(per_thread):
-        pred[0, k] = cute.elem_less(coords[(0, k)], (n,))
-    return pred
-
-
-@cute.jit
-def _block_reduce(val: Float32, op: cutlass.Constexpr, buf: cute.Tensor, num_warps: cutlass.Constexpr):
-    """Reduce one fp32 per thread over the CTA: shuffles within each warp, then each warp's
-    result through shared memory (`buf`, one slot per warp, written once per kernel)."""
-    val = cute.arch.warp_reduction(val, op)
-    if cutlass.const_expr(num_warps > 1):
-        # warp_idx() is made warp-uniform by a full-warp shuffle: it must run in all lanes,
-        # outside the lane-0 branch (a full-mask shuffle in one lane deadlocks).
-        warp, lane = cute.arch.warp_idx(), cute.arch.lane_idx()
-        if lane == 0:
-            buf[warp] = val
-        cute.arch.barrier()
-        val = buf[0]
-        for w in cutlass.range_constexpr(1, num_warps):
-            val = op(val, buf[w])
-    return val
-
-
-def _fmax(a, b):
-    return cute.arch.fmax(a, b)
-
 
 def _online_max_sum(m, s, x):
     """Fold a block x into a running max m and sum s of exp(x - m): s is rescaled by
     exp(m_old - m_new) when the max grows. The max used in the exponents is clamped to a
     finite value, so a thread that has seen only -inf adds exp(-inf) = 0 terms instead of
     exp(-inf - -inf) = NaN."""
-    m_new = _fmax(m, x.reduce(cute.ReductionOp.MAX, -math.inf, 0))
-    safe = _fmax(m_new, -_FLT_MAX)
+    m_new = fmax(m, x.reduce(cute.ReductionOp.MAX, -math.inf, 0))
+    safe = fmax(m_new, -_FLT_MAX)
     s = s * cute.math.exp2((m - safe) * _LOG2_E, fastmath=True) + cute.math.exp2(
         (x - safe) * _LOG2_E, fastmath=True).reduce(cute.ReductionOp.ADD, 0.0, 0)
     return m_new, s
@@ -155,10 +57,6 @@ def _online_max_sum(m, s, x):
 def _normalized(x, row_max, inv_sum):
     """exp(x - max) / sum, with the subtraction done before the scaling by log2(e)."""
     return cute.math.exp2((x - row_max) * _LOG2_E, fastmath=True) * inv_sum
-
-
-def _add(a, b):
-    return a + b
 
 
 # ------------------------------------------------------------------------------ kernel
@@ -193,11 +91,11 @@ def _softmax_kernel(x_ptr: cute.Pointer, o_ptr: cute.Pointer, M: Int32, dtype: c
 
     if cutlass.const_expr(full_blocks + has_tail == 1):
         # The whole row in registers: one read, one write.
-        x = _load_block(thr, atom, g_x, c_row, 0, block, N, frag, -math.inf, has_tail)
-        row_max = _block_reduce(x.reduce(cute.ReductionOp.MAX, -math.inf, 0), _fmax, red_max, num_warps)
+        x = load_block(thr, atom, g_x, c_row, 0, block, N, frag, -math.inf, has_tail)
+        row_max = block_reduce(x.reduce(cute.ReductionOp.MAX, -math.inf, 0), fmax, red_max, num_warps)
         e = cute.math.exp2((x - row_max) * _LOG2_E, fastmath=True)   # masked: exp(-inf) = 0
-        row_sum = _block_reduce(e.reduce(cute.ReductionOp.ADD, 0.0, 0), _add, red_sum, num_warps)
-        _store_block(thr, atom, g_o, c_row, 0, block, N, frag, e * (1.0 / row_sum), has_tail)
+        row_sum = block_reduce(e.reduce(cute.ReductionOp.ADD, 0.0, 0), fadd, red_sum, num_warps)
+        store_block(thr, atom, g_o, c_row, 0, block, N, frag, e * (1.0 / row_sum), has_tail)
     else:
         # Pass 1: per-thread running max m and sum s of exp(x - m), block by block. (Loop
         # bodies go through helpers: a name bound inside a dynamic loop must not be bound
@@ -205,24 +103,24 @@ def _softmax_kernel(x_ptr: cute.Pointer, o_ptr: cute.Pointer, M: Int32, dtype: c
         m = Float32(-math.inf)
         s = Float32(0.0)
         for b in cutlass.range(full_blocks, unroll=1):
-            m, s = _online_max_sum(m, s, _load_block(thr, atom, g_x, c_row, b, block, N, frag,
+            m, s = _online_max_sum(m, s, load_block(thr, atom, g_x, c_row, b, block, N, frag,
                                                      -math.inf, False))
         if cutlass.const_expr(has_tail):
-            m, s = _online_max_sum(m, s, _load_block(thr, atom, g_x, c_row, full_blocks, block, N,
+            m, s = _online_max_sum(m, s, load_block(thr, atom, g_x, c_row, full_blocks, block, N,
                                                      frag, -math.inf, True))
         # Merge over the CTA: the row max first, then each thread's sum rescaled to it.
-        row_max = _block_reduce(m, _fmax, red_max, num_warps)
-        row_sum = _block_reduce(s * cute.math.exp2((m - row_max) * _LOG2_E, fastmath=True),
-                                _add, red_sum, num_warps)
+        row_max = block_reduce(m, fmax, red_max, num_warps)
+        row_sum = block_reduce(s * cute.math.exp2((m - row_max) * _LOG2_E, fastmath=True),
+                                fadd, red_sum, num_warps)
         inv_sum = 1.0 / row_sum
         # Pass 2: read the row again, write exp(x - max) / sum.
         for b in cutlass.range(full_blocks, unroll=1):
-            _store_block(thr, atom, g_o, c_row, b, block, N, frag, _normalized(
-                _load_block(thr, atom, g_x, c_row, b, block, N, frag, -math.inf, False),
+            store_block(thr, atom, g_o, c_row, b, block, N, frag, _normalized(
+                load_block(thr, atom, g_x, c_row, b, block, N, frag, -math.inf, False),
                 row_max, inv_sum), False)
         if cutlass.const_expr(has_tail):
-            _store_block(thr, atom, g_o, c_row, full_blocks, block, N, frag, _normalized(
-                _load_block(thr, atom, g_x, c_row, full_blocks, block, N, frag, -math.inf, True),
+            store_block(thr, atom, g_o, c_row, full_blocks, block, N, frag, _normalized(
+                load_block(thr, atom, g_x, c_row, full_blocks, block, N, frag, -math.inf, True),
                 row_max, inv_sum), True)
 
 
@@ -238,23 +136,16 @@ def kernel(x):
     if x.dim() != 2 or not x.is_contiguous():
         raise ValueError(f"softmax/cute takes a contiguous 2-D tensor, got shape {tuple(x.shape)} "
                          f"strides {x.stride()}")
-    if x.dtype not in _DTYPES:
-        raise TypeError(f"softmax/cute supports {list(_DTYPES)}, got {x.dtype}")
+    if x.dtype not in DTYPES:
+        raise TypeError(f"softmax/cute supports {list(DTYPES)}, got {x.dtype}")
     M, N = x.shape
     out = torch.empty_like(x)
     if M == 0 or N == 0:
         return out
-    dtype, esize = _DTYPES[x.dtype], x.element_size()
-    vec, threads, per_thread = _plan(N, esize, _alignment(x, out))
-    # Pointers carry the alignment the vector width relies on (checked by _alignment).
-    x_ptr = make_ptr(dtype, x.data_ptr(), cute.AddressSpace.gmem, assumed_align=vec * esize)
-    o_ptr = make_ptr(dtype, out.data_ptr(), cute.AddressSpace.gmem, assumed_align=vec * esize)
-    stream = _stream(x)
-    key = (x.dtype, N, vec, threads, per_thread)
-    fn = _COMPILED.get(key)
-    if fn is None:
-        fn = cute.compile(_softmax_host, x_ptr, o_ptr, Int32(M), stream,
-                          dtype, N, vec, threads, per_thread)
-        _COMPILED[key] = fn
+    vec = vector_width(N, x, out)
+    threads, per_thread = row_plan(N, vec, CFG.MAX_THREADS, CFG.MAX_ELEMS)
+    x_ptr, o_ptr, stream = gmem_ptr(x, vec), gmem_ptr(out, vec), current_stream(x)
+    fn = compile_once(_COMPILED, (x.dtype, N, vec, threads, per_thread), _softmax_host,
+                      x_ptr, o_ptr, Int32(M), stream, DTYPES[x.dtype], N, vec, threads, per_thread)
     fn(x_ptr, o_ptr, Int32(M), stream)
     return out

@@ -18,41 +18,14 @@ import torch
 import cutlass
 import cutlass.cute as cute
 from cutlass import Float32, Int32, Int64
-from cutlass.cute.runtime import make_ptr
 
+from pipeline.cute_helpers import DTYPES, compile_once, current_stream, gmem_ptr, vector_width
 from pipeline.knobs import knobs
 
 # THREADS: threads per CTA. VECS_PER_THREAD: vectors (accesses) each thread moves per tensor.
 CFG = knobs(__file__, THREADS=256, VECS_PER_THREAD=4)
 
-_DTYPES = {torch.float32: cutlass.Float32, torch.float16: cutlass.Float16,
-           torch.bfloat16: cutlass.BFloat16}
 _COMPILED: dict = {}   # (torch dtype, vec, threads, per_thread) -> compiled function
-
-
-def _vector_width(n: int, elem_bytes: int, ptr_align: int) -> int:
-    """Elements per access: 16 bytes at most, dividing n and the pointers' alignment."""
-    vec = 16 // elem_bytes
-    while vec > 1 and (n % vec or ptr_align % (vec * elem_bytes)):
-        vec //= 2
-    return vec
-
-
-def _alignment(*tensors) -> int:
-    """Largest power of two (<= 16) dividing every tensor's start address, in bytes."""
-    align = 16
-    for t in tensors:
-        while t.data_ptr() % align:
-            align //= 2
-    return align
-
-
-def _stream(t: torch.Tensor) -> cuda.CUstream:
-    """The current torch stream (a CUDA graph capture records launches made on it). On a
-    CPU (the compile stage's capture mode) nothing is launched, so any stream will do."""
-    if t.is_cuda:
-        return cuda.CUstream(torch.cuda.current_stream(t.device).cuda_stream)
-    return cuda.CUstream(0)
 
 
 @cute.kernel
@@ -114,25 +87,19 @@ def kernel(x, y):
     if x.shape != y.shape or x.dtype != y.dtype or not x.is_contiguous() or not y.is_contiguous():
         raise ValueError(f"vector_add/cute takes two contiguous tensors of one shape and dtype, "
                          f"got {tuple(x.shape)} {x.dtype} and {tuple(y.shape)} {y.dtype}")
-    if x.dtype not in _DTYPES:
-        raise TypeError(f"vector_add/cute supports {list(_DTYPES)}, got {x.dtype}")
+    if x.dtype not in DTYPES:
+        raise TypeError(f"vector_add/cute supports {list(DTYPES)}, got {x.dtype}")
     out = torch.empty_like(x)
     n = x.numel()
     if n == 0:
         return out
     if n >= 2**31:
         raise ValueError(f"vector_add/cute indexes with 32-bit sizes; n = {n} is too large")
-    dtype, esize = _DTYPES[x.dtype], x.element_size()
-    vec = _vector_width(n, esize, _alignment(x, y, out))
+    vec = vector_width(n, x, y, out)
     threads, per_thread = CFG.THREADS, CFG.VECS_PER_THREAD
-    # Pointers carry the alignment the vector width relies on (checked by _alignment).
-    ptrs = [make_ptr(dtype, t.data_ptr(), cute.AddressSpace.gmem, assumed_align=vec * esize)
-            for t in (x, y, out)]
-    stream = _stream(x)
-    key = (x.dtype, vec, threads, per_thread)
-    fn = _COMPILED.get(key)
-    if fn is None:
-        fn = cute.compile(_add_host, *ptrs, Int32(n), stream, dtype, vec, threads, per_thread)
-        _COMPILED[key] = fn
+    ptrs = [gmem_ptr(t, vec) for t in (x, y, out)]
+    stream = current_stream(x)
+    fn = compile_once(_COMPILED, (x.dtype, vec, threads, per_thread), _add_host,
+                      *ptrs, Int32(n), stream, DTYPES[x.dtype], vec, threads, per_thread)
     fn(*ptrs, Int32(n), stream)
     return out
