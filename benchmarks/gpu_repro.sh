@@ -43,7 +43,7 @@ TAIL=0 step report-softmax kpipe report softmax
 TAIL=12 step history kpipe history
 export PYTHONPATH=$run${PYTHONPATH:+:$PYTHONPATH}    # the benchmarks import pipeline/
 TAIL=12 step fidelity python benchmarks/timing_fidelity.py --out logs/timing_fidelity.json
-TAIL=12 step tiny-probe python benchmarks/tiny_kernel_probe.py
+TAIL=12 step tiny-probe python benchmarks/tiny_kernel_probe.py --ncu
 TAIL=12 step gpu-tests python -m pytest -q -m gpu -rs -p no:cacheprovider
 if [ $# -ge 2 ]; then
   TAIL=25 step tune kpipe tune "$@"

@@ -1,74 +1,112 @@
-"""Why does a tiny kernel read faster in our graph replay than in ncu? A probe, GPU only.
+"""How far can a tiny kernel's time be trusted, and why does it differ from ncu's? GPU only.
 
-    PYTHONPATH=. python benchmarks/tiny_kernel_probe.py
+    PYTHONPATH=. python benchmarks/tiny_kernel_probe.py [--ncu]
 
-vector_add fp32 at n=2^20 (12.6 MB moved), timed five ways:
-  - graph replay, time per call, with inputs rotated over 3x, 10x and 30x L2 (the bench's
-    method is the first);
-  - per-kernel GPU durations from CUPTI (torch.profiler): back to back inside the graph,
-    launched alone (the GPU idles between launches), and launched alone after a 4x L2
-    write that evicts the inputs.
-Nsight Compute's gpu__time_duration (benchmarks/timing_fidelity.py) times a lone launch
-after flushing every cache, so it sits with the last of these.
+vector_add fp32 at n=2^18, 2^20 and 2^22 (3, 12.6 and 50 MB moved), timed:
+  graph     the bench's small-kernel method (pipeline.timing.time_graph): calls back to
+            back in CUDA graphs, inputs rotated over 3x L2, over 3 separately allocated
+            sets of input copies; taken twice;
+  one-set   the same with a single set of copies, four times, each set freshly allocated:
+            how much where the buffers land moves the figure;
+  cupti     the kernel's own duration (CUPTI via torch.profiler) inside such a graph: no
+            launch gap in it;
+  ncu       (--ncu) Nsight Compute's gpu__time_duration.sum, lone launches in a fresh
+            process, every cache flushed before each; each figure's ratio to it.
 """
-import dataclasses
+import argparse
+import csv
+import io
+import shutil
 import statistics
+import subprocess
+import sys
+from pathlib import Path
 
 import torch
-from torch.autograd import DeviceType
-from torch.profiler import ProfilerActivity, profile
 
-from pipeline.timing import TimingConfig, capture_graph, l2_bytes, time_graph
-from timing_fidelity import load_vector_add     # benchmarks/ is on sys.path when run as a script
-
-op, k = load_vector_add()
-n = 2**20
-nbytes = op.bytes_moved(torch.float32, n=n)
-print("L2 bytes", l2_bytes(), "bytes/call", nbytes)
-base = op.make_inputs(1, "cuda", torch.float32, n=n)
-clones = {}
+ROOT = Path(__file__).resolve().parents[1]
+SIZES = (2**18, 2**20, 2**22)
 
 
-def make_call(i):
-    args = base if i == 0 else clones.setdefault(i, tuple(t.clone() for t in base))
-    return lambda: k(*args)
+def vector_add():
+    from pipeline.problem import load_candidate, load_op
+    op = load_op("vector_add", ROOT)
+    return op, load_candidate(op, ROOT / "kernels" / "vector_add" / "triton.py", ROOT).kernel
 
 
-for mult in (3, 10, 30):
-    t = time_graph(make_call, nbytes, dataclasses.replace(TimingConfig(), rotate_l2_multiple=mult))
-    print(f"graph total/N, rotate {mult}x L2: median {t.median_us:.3f} us iqr {t.iqr_us:.3f} copies {t.calls_per_sample}")
+def med(xs):
+    return statistics.median(xs) if xs else float("nan")
 
 
-def kernel_durs(prof):
-    return [e.time_range.elapsed_us() for e in prof.events()
-            if e.device_type == DeviceType.CUDA and "add_kernel" in e.name]
+def probe(n, op, kernel):
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile
+
+    from pipeline.timing import TimingConfig, capture_graph, l2_bytes, time_graph
+    nbytes = op.bytes_moved(torch.float32, n=n)
+    base = op.make_inputs(1, "cuda", torch.float32, n=n)
+    clones = {}
+
+    def make_call(i):
+        args = base if i == 0 else clones.setdefault(i, tuple(t.clone() for t in base))
+        return lambda: kernel(*args)
+    row = {"n": n}
+    for rep in range(2):
+        row[f"graph.{rep}"] = time_graph(make_call, nbytes, TimingConfig()).median_us
+    offset = 10_000
+    for rep in range(4):   # a fresh set of copies each time: indices not used before
+        row[f"one-set.{rep}"] = time_graph(lambda i: make_call(offset + i), nbytes,
+                                           TimingConfig(graph_placements=1)).median_us
+        offset += 10_000
+    copies = max(2, min(512, int(3 * l2_bytes() / nbytes) + 1))
+    graph, _ = capture_graph([make_call(i) for i in range(copies)])
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(20):
+            graph.replay()
+        torch.cuda.synchronize()
+    row["cupti"] = med([e.time_range.elapsed_us() for e in prof.events()
+                        if e.device_type == DeviceType.CUDA and "add_kernel" in e.name])
+    return row
 
 
-# back-to-back in a graph, CUPTI timestamps per kernel
-copies = int(3 * l2_bytes() / nbytes) + 1
-calls = [make_call(i) for i in range(copies)]
-g, outs = capture_graph(calls)
-for _ in range(50):
-    g.replay()
-torch.cuda.synchronize()
-with profile(activities=[ProfilerActivity.CUDA]) as prof:
-    for _ in range(20):
-        g.replay()
-    torch.cuda.synchronize()
-d = kernel_durs(prof)
-print(f"CUPTI in graph: {len(d)} kernels, median {statistics.median(d) if d else float('nan'):.3f} us")
-# isolated eager launches (GPU idles between them: ~launch overhead), rotated inputs
-flush = torch.empty(int(4 * l2_bytes()), dtype=torch.uint8, device="cuda")
-with profile(activities=[ProfilerActivity.CUDA]) as prof:
-    for i in range(60):
-        calls[i % copies]()
-    torch.cuda.synchronize()
-d = kernel_durs(prof)
-print(f"CUPTI eager (isolated): {len(d)} kernels, median {statistics.median(d):.3f} us")
-with profile(activities=[ProfilerActivity.CUDA]) as prof:
-    for i in range(60):
-        flush.zero_()
-        calls[i % copies]()
-    torch.cuda.synchronize()
-d = kernel_durs(prof)
-print(f"CUPTI eager after L2 flush: {len(d)} kernels, median {statistics.median(d):.3f} us")
+def ncu_us(n):
+    ncu = shutil.which("ncu")
+    if not ncu:
+        return None
+    out = subprocess.run([ncu, "--clock-control", "none", "--metrics", "gpu__time_duration.sum",
+                          "--csv", "--print-units", "base", "-k", "regex:add_kernel",
+                          sys.executable, __file__, "--launch", str(n)],
+                         capture_output=True, text=True, cwd=ROOT).stdout
+    rows = [r for r in csv.reader(io.StringIO(out[out.find('"ID"'):])) if len(r) > 3]
+    if not rows:
+        return None
+    col, name_col = rows[0].index("Metric Value"), rows[0].index("Metric Name")
+    vals = [float(r[col].replace(",", "")) / 1e3 for r in rows[1:] if r[name_col] == "gpu__time_duration.sum"]
+    return med(vals[2:])
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--ncu", action="store_true", help="also run ncu on the same launches")
+    p.add_argument("--launch", type=int, help=argparse.SUPPRESS)
+    args = p.parse_args()
+    op, kernel = vector_add()
+    if args.launch:
+        x = op.make_inputs(1, "cuda", torch.float32, n=args.launch)
+        for _ in range(22):
+            kernel(*x)
+        torch.cuda.synchronize()
+        return
+    from pipeline.timing import l2_bytes
+    print(f"GPU {torch.cuda.get_device_name()}, L2 {l2_bytes() / 2**20:.0f} MiB; times in us")
+    for n in SIZES:
+        row = probe(n, op, kernel)
+        if args.ncu:
+            row["ncu"] = ncu_us(n)
+        ref = row.get("ncu")
+        print("  ".join(f"{k} {v:.3f}" + (f" ({v / ref:.3f})" if ref and k != "ncu" else "")
+                        if isinstance(v, float) else f"{k} {v}" for k, v in row.items()), flush=True)
+
+
+if __name__ == "__main__":
+    main()

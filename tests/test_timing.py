@@ -31,3 +31,9 @@ def test_too_few_samples_never_stop_and_noise_needs_more():
 def test_the_time_cap_ends_an_unconverged_run():
     s = sampler([100.0, 150.0] * 15, min_samples=20, max_time_ms=0)
     assert s.done() and not s.result("events", 1, {}).converged
+
+
+def test_params_set_the_timing_knobs_and_unknown_keys_are_left_out():
+    cfg = TimingConfig.from_params({"graph_placements": 5, "target_spread": 0.01, "dtype": "bfloat16"})
+    assert cfg.graph_placements == 5 and cfg.target_spread == 0.01
+    assert TimingConfig().graph_placements >= 2   # small kernels average over placements by default
