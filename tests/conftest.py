@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PROJECT_FILES = ("references", "kernels", "pipeline", "params.yaml", "dvc.yaml", ".dvcignore")
+PROJECT_FILES = ("references", "kernels", "pipeline", "params.yaml", "dvc.yaml", ".dvcignore",
+                 "metrics/dvc.yaml")   # the device stage's own stage file
 
 
 def run(cmd: list[str] | str, cwd: Path, timeout: float = 900, env: dict | None = None,
@@ -32,6 +33,7 @@ def copy_project(dest: Path) -> Path:
         if src.is_dir():
             shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dest / name)
     run("git init -q && git config user.email t@t && git config user.name t", dest, check=True)
     run([sys.executable, "-m", "dvc", "init", "-q"], dest, check=True)
