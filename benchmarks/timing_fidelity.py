@@ -42,26 +42,30 @@ def measure(n: int, cfg) -> tuple:
     return timing, kernel, inputs
 
 
-def ncu_tiny_us() -> float | None:
-    """Median gpu__time_duration.sum of the tiny kernel's launches, as ncu measures them."""
+def ncu_us(n: int) -> float | None:
+    """Median gpu__time_duration.sum of vector_add's launches at n, as ncu measures them
+    (lone launches in a fresh process, every cache flushed before each)."""
     ncu = shutil.which("ncu")
     if not ncu:
         return None
     out = subprocess.run([ncu, "--clock-control", "none", "--metrics", "gpu__time_duration.sum",
                           "--csv", "--print-units", "base", "-k", "regex:add_kernel",
-                          sys.executable, __file__, "--launch-tiny"],
+                          sys.executable, __file__, "--launch", str(n)],
                          capture_output=True, text=True, cwd=ROOT).stdout
     rows = [r for r in csv.reader(io.StringIO(out[out.find('"ID"'):])) if len(r) > 3]
+    if not rows:
+        return None
     header, body = rows[0], rows[1:]
     col, name_col = header.index("Metric Value"), header.index("Metric Name")
     values = [float(r[col].replace(",", "")) / 1e3 for r in body if r[name_col] == "gpu__time_duration.sum"]
     return statistics.median(values[2:]) if len(values) > 2 else None   # skip warm-up launches
 
 
-def launch_tiny() -> None:
+def launch(n: int) -> None:
+    """22 launches of vector_add at n, for ncu to time."""
     import torch
     op, kernel = load_vector_add()
-    inputs = op.make_inputs(1, "cuda", torch.float32, n=TINY_N)
+    inputs = op.make_inputs(1, "cuda", torch.float32, n=n)
     for _ in range(22):
         kernel(*inputs)
     torch.cuda.synchronize()
@@ -70,10 +74,10 @@ def launch_tiny() -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", help="also write the figures as JSON here")
-    parser.add_argument("--launch-tiny", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--launch", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.launch_tiny:
-        launch_tiny()
+    if args.launch:
+        launch(args.launch)
         return 0
     import torch
     import triton
@@ -90,7 +94,7 @@ def main() -> int:
     tinies = [measure(TINY_N, cfg) for _ in range(3)]
     tiny_us = statistics.median(t.median_us for t, _, _ in tinies)
     tiny, kernel, inputs = tinies[0]
-    ncu_us = ncu_tiny_us()
+    ncu_tiny = ncu_us(TINY_N)
     big_t, big_kernel, big_inputs = measure(BIG_N, cfg)
     do_bench = {}
     for label, t, fn, args_ in (("tiny", tiny, kernel, inputs), ("big", big_t, big_kernel, big_inputs)):
@@ -100,16 +104,16 @@ def main() -> int:
                            "do_bench_median_us": median, "do_bench_median_over_ours": median / t.median_us}
     figures = {"gpu": torch.cuda.get_device_name(), "repeatability": repeat,
                "tiny_vs_ncu": {"ours_us": tiny_us, "ours_runs_us": [t.median_us for t, _, _ in tinies],
-                               "ours_method": tiny.method, "ncu_us": ncu_us,
-                               "ours_over_ncu": tiny_us / ncu_us if ncu_us else None},
+                               "ours_method": tiny.method, "ncu_us": ncu_tiny,
+                               "ours_over_ncu": tiny_us / ncu_tiny if ncu_tiny else None},
                "vs_do_bench": do_bench}
     print(f"GPU: {figures['gpu']}")
     print(f"1. repeatability, vector_add fp32 n=2^25 ({statistics.median(medians):.1f} us, {big[0].method}): "
           f"10 medians spread {repeat['spread']:.3%} (max-min)/median, stdev {repeat['stdev_rel']:.3%}")
-    if ncu_us:
+    if ncu_tiny:
         runs = ", ".join(f"{t.median_us:.2f}" for t, _, _ in tinies)
         print(f"2. tiny kernel, n=2^20: ours {tiny_us:.2f} us ({tiny.method}, median of {runs}) "
-              f"vs ncu {ncu_us:.2f} us: ratio {tiny_us / ncu_us:.3f}")
+              f"vs ncu {ncu_tiny:.2f} us: ratio {tiny_us / ncu_tiny:.3f}")
     else:
         print("2. tiny kernel: ncu not found, no comparison")
     for label, d in do_bench.items():

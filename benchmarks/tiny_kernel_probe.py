@@ -14,24 +14,12 @@ vector_add fp32 at n=2^18, 2^20 and 2^22 (3, 12.6 and 50 MB moved), timed:
             process, every cache flushed before each; each figure's ratio to it.
 """
 import argparse
-import csv
-import io
-import shutil
 import statistics
-import subprocess
-import sys
-from pathlib import Path
 
 import torch
+from timing_fidelity import load_vector_add, ncu_us   # benchmarks/ is on sys.path when run as a script
 
-ROOT = Path(__file__).resolve().parents[1]
 SIZES = (2**18, 2**20, 2**22)
-
-
-def vector_add():
-    from pipeline.problem import load_candidate, load_op
-    op = load_op("vector_add", ROOT)
-    return op, load_candidate(op, ROOT / "kernels" / "vector_add" / "triton.py", ROOT).kernel
 
 
 def med(xs):
@@ -69,34 +57,14 @@ def probe(n, op, kernel):
     return row
 
 
-def ncu_us(n):
-    ncu = shutil.which("ncu")
-    if not ncu:
-        return None
-    out = subprocess.run([ncu, "--clock-control", "none", "--metrics", "gpu__time_duration.sum",
-                          "--csv", "--print-units", "base", "-k", "regex:add_kernel",
-                          sys.executable, __file__, "--launch", str(n)],
-                         capture_output=True, text=True, cwd=ROOT).stdout
-    rows = [r for r in csv.reader(io.StringIO(out[out.find('"ID"'):])) if len(r) > 3]
-    if not rows:
-        return None
-    col, name_col = rows[0].index("Metric Value"), rows[0].index("Metric Name")
-    vals = [float(r[col].replace(",", "")) / 1e3 for r in rows[1:] if r[name_col] == "gpu__time_duration.sum"]
-    return med(vals[2:])
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--ncu", action="store_true", help="also run ncu on the same launches")
-    p.add_argument("--launch", type=int, help=argparse.SUPPRESS)
     args = p.parse_args()
-    op, kernel = vector_add()
-    if args.launch:
-        x = op.make_inputs(1, "cuda", torch.float32, n=args.launch)
-        for _ in range(22):
-            kernel(*x)
-        torch.cuda.synchronize()
-        return
+    if not torch.cuda.is_available():
+        print("tiny_kernel_probe: needs a CUDA device; nothing measured")
+        return 1
+    op, kernel = load_vector_add()
     from pipeline.timing import l2_bytes
     print(f"GPU {torch.cuda.get_device_name()}, L2 {l2_bytes() / 2**20:.0f} MiB; times in us")
     for n in SIZES:
@@ -109,4 +77,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
