@@ -31,7 +31,7 @@ tar -C "$src" --exclude=./.gpu-wheels --exclude=./.gpu-carry -cf - . | tar -C "$
 cd "$run" || exit 1
 git init -q && git add -A && git commit -qm "the tree as sent" || exit 1
 mkdir -p logs
-kpipe() { python -m pipeline.cli "$@"; }
+kpipe() { python -m pipeline.commands.cli "$@"; }
 step() { local name=$1; shift; local t0=$SECONDS
   echo "== $name"; "$@" > "logs/$name.log" 2>&1; local rc=$?
   echo "   exit $rc in $((SECONDS - t0)) s"; tail -n "${TAIL:-15}" "logs/$name.log"; }

@@ -19,10 +19,16 @@ def main() -> int:
         make_history(Path(tmp), [1000.0 + (i % 7) for i in range(100)])
         for args in (["history", "vector_add", "-n", "100"], ["verify"]):
             start = time.monotonic()
-            proc = subprocess.run([sys.executable, "-m", "pipeline.cli", *args], cwd=tmp,
-                                  capture_output=True, text=True)
-            print(f"kpipe {' '.join(args)}: {time.monotonic() - start:.2f} s over 100 commits "
-                  f"(exit {proc.returncode})")
+            proc = subprocess.run(
+                [sys.executable, "-m", "pipeline.commands.cli", *args],
+                cwd=tmp,
+                capture_output=True,
+                text=True,
+            )
+            print(
+                f"kpipe {' '.join(args)}: {time.monotonic() - start:.2f} s over 100 commits "
+                f"(exit {proc.returncode})"
+            )
     return 0
 
 

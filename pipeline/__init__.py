@@ -1,5 +1,11 @@
 """kernel-pipeline: the GPU-kernel loop (compile, test, bench, profile) as a DVC pipeline.
 
-One module per stage (compile, device, test, bench, profile), small shared modules
-(problem, params, capture, sass, isolate, jsonio, inputs) and a thin CLI (cli).
+The folders show the flow, and the imports only go down this list:
+  commands/  kpipe's commands over git and the metrics (no stage depends on them)
+  stages/    one thin module per DVC stage
+  measure/   timing, ceilings, compile capture, SASS, Nsight Compute, Proton, the machine
+  check/     the judge
+  core/      the problem contract, params, metric paths and record shapes
+Kernels and references import three modules kept here for them: knobs (tuning knobs from
+params.yaml), inputs (seeded random inputs) and cute_helpers (CuTe DSL building blocks).
 """

@@ -19,18 +19,17 @@ needs cutlass).
 from __future__ import annotations
 
 import cuda.bindings.driver as cuda
-import torch
-
 import cutlass
 import cutlass.cute as cute
+import torch
 from cutlass import Float32
 from cutlass.cute.runtime import make_ptr
 
-DTYPES = {torch.float32: cutlass.Float32, torch.float16: cutlass.Float16,
-          torch.bfloat16: cutlass.BFloat16}
+DTYPES = {torch.float32: cutlass.Float32, torch.float16: cutlass.Float16, torch.bfloat16: cutlass.BFloat16}
 
 
 # ---------------------------------------------------------------------------------- host
+
 
 def ceil_div(a: int, b: int) -> int:
     return -(-a // b)
@@ -63,8 +62,9 @@ def row_plan(n: int, vec: int, max_threads: int, max_elems: int) -> tuple[int, i
 def gmem_ptr(t: torch.Tensor, vec: int):
     """A global-memory pointer to t that promises the alignment `vec` relies on (which
     vector_width checked)."""
-    return make_ptr(DTYPES[t.dtype], t.data_ptr(), cute.AddressSpace.gmem,
-                    assumed_align=vec * t.element_size())
+    return make_ptr(
+        DTYPES[t.dtype], t.data_ptr(), cute.AddressSpace.gmem, assumed_align=vec * t.element_size()
+    )
 
 
 def current_stream(t: torch.Tensor) -> cuda.CUstream:
@@ -86,9 +86,10 @@ def compile_once(cache: dict, key, host_fn, *args):
 
 # -------------------------------------------------------------------------------- device
 
+
 def row_predicate(thr, c_row, b, block: int, n: int, frag):
     """One flag per vector of this thread in block b: does the vector lie inside the row?"""
-    coords = thr.partition_S(cute.local_tile(c_row, (block,), (b,)))   # ((vec,1), per_thread)
+    coords = thr.partition_S(cute.local_tile(c_row, (block,), (b,)))  # ((vec,1), per_thread)
     per_thread = cute.size(frag, mode=[1])
     pred = cute.make_rmem_tensor((1, per_thread), cutlass.Boolean)
     for k in range(per_thread):

@@ -23,11 +23,13 @@ def knobs(kernel_file: str, **defaults) -> SimpleNamespace:
     params = path.parents[2] / "params.yaml" if len(path.parents) > 2 else None
     values = dict(defaults)
     if params is not None and params.is_file():
-        section = ((yaml.safe_load(params.read_text()) or {}).get("kernels") or {})
+        section = (yaml.safe_load(params.read_text()) or {}).get("kernels") or {}
         chosen = (section.get(op) or {}).get(impl) or {}
         unknown = set(chosen) - set(defaults)
         if unknown:
-            raise KeyError(f"params.yaml kernels.{op}.{impl}: unknown knob(s) {sorted(unknown)}; "
-                           f"{path.name} has {sorted(defaults)}")
+            raise KeyError(
+                f"params.yaml kernels.{op}.{impl}: unknown knob(s) {sorted(unknown)}; "
+                f"{path.name} has {sorted(defaults)}"
+            )
         values.update(chosen)
     return SimpleNamespace(**values)

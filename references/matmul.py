@@ -5,8 +5,13 @@ import torch
 from pipeline.inputs import randn
 
 # Shape keys: M rows, N columns, K the reduction length (the "row" each output sums over).
-TEST_SHAPES = [dict(M=1, N=1, K=1), dict(M=16, N=16, K=16), dict(M=64, N=96, K=80),
-               dict(M=100, N=37, K=129), dict(M=128, N=128, K=512)]
+TEST_SHAPES = [
+    dict(M=1, N=1, K=1),
+    dict(M=16, N=16, K=16),
+    dict(M=64, N=96, K=80),
+    dict(M=100, N=37, K=129),
+    dict(M=128, N=128, K=512),
+]
 BENCH_SHAPES = [dict(M=4096, N=4096, K=4096), dict(M=8192, N=8192, K=8192)]
 DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 

@@ -7,8 +7,14 @@ from pipeline.inputs import randn
 EPS = 1e-6
 
 # Shape keys: M rows of N columns; N is the row length (and weight's length).
-TEST_SHAPES = [dict(M=1, N=1), dict(M=3, N=7), dict(M=64, N=128), dict(M=37, N=1000),
-               dict(M=8, N=4096), dict(M=2, N=20_000)]
+TEST_SHAPES = [
+    dict(M=1, N=1),
+    dict(M=3, N=7),
+    dict(M=64, N=128),
+    dict(M=37, N=1000),
+    dict(M=8, N=4096),
+    dict(M=2, N=20_000),
+]
 BENCH_SHAPES = [dict(M=4096, N=4096), dict(M=32768, N=4096)]
 DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 

@@ -5,8 +5,14 @@ import torch
 from pipeline.inputs import randn
 
 # Shape keys: M rows of N columns; N is the row length.
-TEST_SHAPES = [dict(M=1, N=1), dict(M=3, N=7), dict(M=64, N=128), dict(M=37, N=1000),
-               dict(M=8, N=4096), dict(M=2, N=20_000)]
+TEST_SHAPES = [
+    dict(M=1, N=1),
+    dict(M=3, N=7),
+    dict(M=64, N=128),
+    dict(M=37, N=1000),
+    dict(M=8, N=4096),
+    dict(M=2, N=20_000),
+]
 BENCH_SHAPES = [dict(M=4096, N=4096), dict(M=32768, N=4096)]
 DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 
@@ -37,8 +43,11 @@ def large_negative(seed, device, dtype, M, N):
     return (randn(seed, (M, N), device=device, dtype=dtype, scale=4.0, shift=-1000.0),)
 
 
-ADVERSARIAL = {"large_spread": large_spread, "large_positive": large_positive,
-               "large_negative": large_negative}
+ADVERSARIAL = {
+    "large_spread": large_spread,
+    "large_positive": large_positive,
+    "large_negative": large_negative,
+}
 
 
 def reference(x):

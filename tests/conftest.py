@@ -11,15 +11,30 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PROJECT_FILES = ("references", "kernels", "pipeline", "params.yaml", "dvc.yaml", ".dvcignore",
-                 "metrics/dvc.yaml")   # the device stage's own stage file
+PROJECT_FILES = (
+    "references",
+    "kernels",
+    "pipeline",
+    "params.yaml",
+    "dvc.yaml",
+    ".dvcignore",
+    "metrics/dvc.yaml",
+)  # the device stage's own stage file
 
 
-def run(cmd: list[str] | str, cwd: Path, timeout: float = 900, env: dict | None = None,
-        check: bool = False) -> subprocess.CompletedProcess:
+def run(
+    cmd: list[str] | str, cwd: Path, timeout: float = 900, env: dict | None = None, check: bool = False
+) -> subprocess.CompletedProcess:
     """Run a command (a list, or a string for the shell) and keep its output for asserts."""
-    proc = subprocess.run(cmd, cwd=cwd, shell=isinstance(cmd, str), capture_output=True,
-                          text=True, timeout=timeout, env={**os.environ, **(env or {})})
+    proc = subprocess.run(
+        cmd,
+        cwd=cwd,
+        shell=isinstance(cmd, str),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+    )
     if check and proc.returncode != 0:
         raise AssertionError(f"{cmd} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}")
     return proc

@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from pipeline.accuracy import compare
+from pipeline.check.accuracy import compare
 
 FP32 = dict(rtol=1e-5, atol=1e-6, min_cossim=0.999999, min_psnr_db=100.0)
 BF16 = dict(rtol=8e-3, atol=1e-3, min_cossim=0.9999, min_psnr_db=45.0)
@@ -66,4 +66,4 @@ def test_fp16_output_that_cannot_hold_the_reference_is_judged_by_what_rounding_a
     r = torch.softmax(ref(640_000), dim=0)
     fp16 = dict(rtol=1e-3, atol=1e-4, min_cossim=0.99999, min_psnr_db=60)
     assert compare(r.half(), r, fp16)["ok"]
-    assert not compare((r * 1.01).half(), r, fp16)["ok"]   # 1% off is still caught
+    assert not compare((r * 1.01).half(), r, fp16)["ok"]  # 1% off is still caught

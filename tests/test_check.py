@@ -11,12 +11,14 @@ import pytest
 
 from tests.conftest import REPO, run
 
+pytestmark = pytest.mark.slow  # end to end: the quick tier skips it
+
 CHEATS = sorted((REPO / "tests" / "cheats").glob("*.py"))
 HANG_TIMEOUT_S = 15
 
 
 def kpipe(*args, cwd=REPO, timeout=600):
-    return run([sys.executable, "-m", "pipeline.cli", *args], cwd, timeout=timeout)
+    return run([sys.executable, "-m", "pipeline.commands.cli", *args], cwd, timeout=timeout)
 
 
 def cheat_target(path: Path) -> tuple[str, str]:
@@ -28,19 +30,30 @@ def cheat_target(path: Path) -> tuple[str, str]:
 @pytest.fixture(scope="module")
 def cheat_verdicts():
     """Every cheat checked once, two at a time (CI has two cores)."""
+
     def check(path):
         op, _ = cheat_target(path)
         limit = ["--timeout", str(HANG_TIMEOUT_S)] if path.stem == "hang" else []
         return path.name, kpipe("check", op, str(path), "--json", *limit)
+
     with ThreadPoolExecutor(max_workers=2) as pool:
         return dict(pool.map(check, CHEATS))
 
 
 def test_there_is_a_cheat_for_each_exploit():
     names = {p.stem for p in CHEATS}
-    assert {"empty_never_written", "partial_write", "modifies_input", "cached_result",
-            "torch_compute", "block_multiple_only", "softmax_no_max", "fp32_via_fp16",
-            "crash", "hang"} <= names
+    assert {
+        "empty_never_written",
+        "partial_write",
+        "modifies_input",
+        "cached_result",
+        "torch_compute",
+        "block_multiple_only",
+        "softmax_no_max",
+        "fp32_via_fp16",
+        "crash",
+        "hang",
+    } <= names
 
 
 @pytest.mark.parametrize("cheat", CHEATS, ids=lambda p: p.stem)
@@ -69,10 +82,12 @@ def test_shipped_kernel_is_accepted_and_lists_what_needs_a_gpu():
 
 
 def test_replaying_a_seed_gives_the_same_cases():
-    a = json.loads(kpipe("check", "vector_add", "tests/cheats/fp32_via_fp16.py", "--json",
-                         "--seed", "1234").stdout)
-    b = json.loads(kpipe("check", "vector_add", "tests/cheats/fp32_via_fp16.py", "--json",
-                         "--seed", "1234").stdout)
+    a = json.loads(
+        kpipe("check", "vector_add", "tests/cheats/fp32_via_fp16.py", "--json", "--seed", "1234").stdout
+    )
+    b = json.loads(
+        kpipe("check", "vector_add", "tests/cheats/fp32_via_fp16.py", "--json", "--seed", "1234").stdout
+    )
     assert a["secret_seed"] == b["secret_seed"] == 1234
     assert a["reason"] == b["reason"]
 
@@ -91,9 +106,11 @@ def test_help_describes_the_exit_codes():
 
 def test_a_candidate_whose_dsl_is_not_installed_is_unverified_not_rejected(tmp_path):
     path = tmp_path / "needs_cute.py"
-    path.write_text('"""A CuTe candidate on a machine without CuTe DSL."""\nimport sys\n'
-                    'sys.modules["cutlass"] = None   # `import cutlass` now fails as if absent\n'
-                    'import cutlass  # noqa: E402\n\n\ndef kernel(x, y):\n    return x\n')
+    path.write_text(
+        '"""A CuTe candidate on a machine without CuTe DSL."""\nimport sys\n'
+        'sys.modules["cutlass"] = None   # `import cutlass` now fails as if absent\n'
+        "import cutlass  # noqa: E402\n\n\ndef kernel(x, y):\n    return x\n"
+    )
     proc = kpipe("check", "vector_add", str(path), "--json")
     assert proc.returncode == 4, proc.stdout + proc.stderr
     verdict = json.loads(proc.stdout)

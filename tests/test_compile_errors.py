@@ -4,6 +4,8 @@ import json
 import shutil
 import sys
 
+import pytest
+
 from tests.conftest import REPO, run
 
 TYPE_ERROR = '''"""Broken on purpose: multiplies offsets by a pointer."""
@@ -27,9 +29,10 @@ def kernel(x, y):
 
 
 def compile_op(root, op):
-    return run([sys.executable, "-m", "pipeline.compile", op], root, timeout=600)
+    return run([sys.executable, "-m", "pipeline.stages.compile", op], root, timeout=600)
 
 
+@pytest.mark.slow
 def test_type_error_is_recorded_with_file_and_line(scratch_project):
     kernels = scratch_project / "kernels" / "vector_add"
     kernels.mkdir()
@@ -50,13 +53,16 @@ def test_type_error_is_recorded_with_file_and_line(scratch_project):
 def test_wrapper_exception_points_at_the_wrapper_line(scratch_project):
     kernels = scratch_project / "kernels" / "softmax"
     kernels.mkdir()
-    (kernels / "oops.py").write_text('"""Raises in the wrapper."""\nimport triton\n\n\n'
-                                     '@triton.jit\ndef k(x):\n    pass\n\n\n'
-                                     'def kernel(x):\n    raise ValueError("bad shape")\n')
+    (kernels / "oops.py").write_text(
+        '"""Raises in the wrapper."""\nimport triton\n\n\n'
+        "@triton.jit\ndef k(x):\n    pass\n\n\n"
+        'def kernel(x):\n    raise ValueError("bad shape")\n'
+    )
     proc = compile_op(scratch_project, "softmax")
     assert proc.returncode == 1
-    err = json.loads((scratch_project / "metrics" / "compile" / "softmax.json").read_text())[
-        "candidates"]["oops"]["error"]
+    err = json.loads((scratch_project / "metrics" / "compile" / "softmax.json").read_text())["candidates"][
+        "oops"
+    ]["error"]
     assert err["where"] == "kernels/softmax/oops.py:11" and "bad shape" in err["message"]
 
 

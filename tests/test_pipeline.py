@@ -4,7 +4,11 @@ import json
 import sys
 import time
 
+import pytest
+
 from tests.conftest import run
+
+pytestmark = pytest.mark.slow  # end to end: the quick tier skips it
 
 OPS = ["vector_add", "softmax", "rmsnorm", "matmul"]
 
@@ -27,7 +31,7 @@ def test_compile_metrics_and_dumps_for_every_op(repro_project):
                 ptx = (dump / f"{spec_id}.ptx").read_text()
                 assert ".target sm_90a" in ptx
                 assert (dump / f"{spec_id}.cubin").stat().st_size > 0
-                if cand["backend"] == "triton":   # CuTe DSL keeps PTX and CUBIN, not Triton's IRs
+                if cand["backend"] == "triton":  # CuTe DSL keeps PTX and CUBIN, not Triton's IRs
                     for kind in ("ttir", "ttgir", "llir"):
                         assert (dump / f"{spec_id}.{kind}").stat().st_size > 0
                 sass = (dump / f"{spec_id}.sass").read_text()
@@ -59,9 +63,18 @@ def test_test_stage_accepts_the_shipped_kernels_and_defers_bf16(repro_project):
         cand = metrics["candidates"]["triton"]
         assert cand["verdict"] == "accepted", cand["reason"]
         rungs = cand["rungs"]
-        for name in ("import", "signature", "run", "real_kernel", "inputs_untouched", "bounds",
-                     "unwritten_output", "no_cached_results", "accuracy/float32/test_shapes",
-                     "accuracy/float16/random_shapes"):
+        for name in (
+            "import",
+            "signature",
+            "run",
+            "real_kernel",
+            "inputs_untouched",
+            "bounds",
+            "unwritten_output",
+            "no_cached_results",
+            "accuracy/float32/test_shapes",
+            "accuracy/float16/random_shapes",
+        ):
             assert rungs[name]["ok"] is True, (op, name, rungs.get(name))
         # bf16 cannot run in Triton's interpreter: recorded as needing a GPU, never as passed
         bf16 = rungs["accuracy/bfloat16/test_shapes"]
@@ -113,6 +126,7 @@ def test_editing_one_kernel_reruns_only_that_op(repro_project):
 
 def test_a_tuning_knob_in_params_reruns_only_that_op(repro_project):
     import yaml
+
     root, _ = repro_project
     params = root / "params.yaml"
     original = params.read_text()
@@ -126,3 +140,22 @@ def test_a_tuning_knob_in_params_reruns_only_that_op(repro_project):
         assert all(name.endswith("@softmax") for name in changed), status
     finally:
         params.write_text(original)
+
+
+def test_editing_a_command_stales_no_evidence(repro_project):
+    """A command is no stage's dependency: editing one leaves `dvc status` clean, and a
+    commit of the edit still verifies."""
+    root, _ = repro_project
+    command = root / "pipeline" / "commands" / "status.py"
+    original = command.read_text()
+    try:
+        run("git add -A && git commit -q -m evidence", root, check=True)
+        command.write_text(original + "\n# a command edit\n")
+        status = json.loads(run(dvc("status", "--json"), root, check=True).stdout)
+        assert {name for name in status if not name.endswith(":device")} == set(), status
+        run("git commit -q -am 'edit a command'", root, check=True)
+        proc = run([sys.executable, "-m", "pipeline", "verify", "HEAD~1..HEAD"], root)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert "BAD" not in proc.stdout  # "unverif" on a CPU: CuTe needs a GPU
+    finally:
+        command.write_text(original)

@@ -8,20 +8,28 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from pipeline.history import open_repo, versions  # noqa: E402
-from pipeline.plot import plot_records, points, write_plot_data  # noqa: E402
+from pipeline.commands.gitlayer import open_repo  # noqa: E402
+from pipeline.commands.history import versions  # noqa: E402
+from pipeline.commands.plot import points  # noqa: E402
+from pipeline.core.records import plot_records, write_plot_data  # noqa: E402
 from tests.synthetic import OP, add_experiment, bench_metrics, make_history, verdict_metrics  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 def kpipe(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "pipeline.cli", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=180)
+    return subprocess.run(
+        [sys.executable, "-m", "pipeline.commands.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
 
 
 def png_size(path):
     import matplotlib.image
+
     return matplotlib.image.imread(path).shape
 
 
@@ -29,9 +37,9 @@ def test_every_version_and_candidate_is_a_point(tmp_path):
     shas = make_history(tmp_path, [None, 1300.0, 1000.0, 900.0])
     add_experiment(tmp_path, shas[-1], "tune-triton-BLOCK-4096", 850.0, {"BLOCK": 4096, "num_warps": 4})
     pts = points(versions(open_repo(tmp_path), OP, limit=10))
-    assert len(pts) == 4                      # three timed commits and the experiment; v1 had no GPU
+    assert len(pts) == 4  # three timed commits and the experiment; v1 had no GPU
     assert sum(p["experiment"] for p in pts) == 1
-    for p in pts:                             # vector_add: 1 FLOP per 12 bytes
+    for p in pts:  # vector_add: 1 FLOP per 12 bytes
         assert p["intensity"] == pytest.approx(1 / 12)
 
 
@@ -62,8 +70,10 @@ def test_plot_rejects_an_unknown_op(tmp_path):
 
 
 def test_plotdata_records_one_row_per_candidate():
-    times, fractions = plot_records(verdict_metrics(impls=("triton", "cute")),
-                                    bench_metrics({"triton": 1000.0, "cute": 800.0}, iqr_us=3.0))
+    times, fractions = plot_records(
+        verdict_metrics(impls=("triton", "cute")),
+        bench_metrics({"triton": 1000.0, "cute": 800.0}, iqr_us=3.0),
+    )
     assert [t["candidate"] for t in times] == ["triton", "cute"]
     assert times[1]["median_us"] == 800.0 and times[1]["iqr_us"] == 3.0
     assert fractions[0]["fraction"] == pytest.approx(3 * 4 * 2**28 / 1000e-6 / 1e9 / 4000)

@@ -4,9 +4,16 @@ import shutil
 
 import pytest
 
-from pipeline.params import load_params
-from pipeline.problem import (ProblemError, detect_backend, list_candidate_files, list_ops,
-                              load_candidate, load_op, ops_from_params)
+from pipeline.core.params import load_params
+from pipeline.core.problem import (
+    ProblemError,
+    detect_backend,
+    list_candidate_files,
+    list_ops,
+    load_candidate,
+    load_op,
+    ops_from_params,
+)
 from tests.conftest import REPO
 
 OPS = ["matmul", "rmsnorm", "softmax", "vector_add"]
@@ -20,12 +27,13 @@ def test_ops_and_candidates_are_found_by_folder():
         assert [f.name for f in files] == want, files
         for path in files:
             cand = load_candidate(load_op(op, REPO), path, REPO)
-            assert cand.backend == path.stem      # read off the module, not declared
+            assert cand.backend == path.stem  # read off the module, not declared
             assert cand.summary, f"{op}: the kernel's docstring says what this version changes"
 
 
 def test_references_follow_the_contract():
     import torch
+
     for op_name in OPS:
         op = load_op(op_name, REPO)
         shape = op.TEST_SHAPES[-1]
@@ -76,8 +84,11 @@ def test_signature_that_differs_from_the_reference(scratch_project):
     path = scratch_project / "kernels" / "rmsnorm" / "wrongsig.py"
     path.write_text('"""Forgets the weight."""\n\ndef kernel(x):\n    return x\n')
     op = load_op("rmsnorm", scratch_project)
-    with pytest.raises(ProblemError, match=r"wrongsig.py: kernel\(x\) does not match "
-                                           r"reference\(x, weight\) in references/rmsnorm.py"):
+    with pytest.raises(
+        ProblemError,
+        match=r"wrongsig.py: kernel\(x\) does not match "
+        r"reference\(x, weight\) in references/rmsnorm.py",
+    ):
         load_candidate(op, path, scratch_project)
 
 

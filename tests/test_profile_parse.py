@@ -4,10 +4,10 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.profile import ncu_command, parse_raw_csv, read_report, summarize
+from pipeline.measure.ncu import ncu_command, parse_raw_csv, read_report, summarize
 
 FIXTURES = Path(__file__).parent / "fixtures"
-COST_MODEL = 3 * 2**28 * 4   # vector_add fp32, n = 2^28: read x, read y, write out
+COST_MODEL = 3 * 2**28 * 4  # vector_add fp32, n = 2^28: read x, read y, write out
 
 
 def test_h200_report_through_ncu_report():
@@ -16,8 +16,8 @@ def test_h200_report_through_ncu_report():
     assert [k["kernel"] for k in kernels] == ["add_kernel"]
     summary = summarize(kernels, COST_MODEL)
     assert summary["launches"] == 1
-    assert 700e3 < summary["gpu_time_ns"] < 760e3        # 732.5 us on the H200
-    assert 0.95 < summary["dram_vs_cost_model"] < 1.05    # DRAM bytes within 5% of the model
+    assert 700e3 < summary["gpu_time_ns"] < 760e3  # 732.5 us on the H200
+    assert 0.95 < summary["dram_vs_cost_model"] < 1.05  # DRAM bytes within 5% of the model
     assert summary["dram_throughput_pct"] > 85
     assert summary["registers_per_thread"] == 26
     assert summary["local_store_bytes"] == 0
@@ -29,12 +29,13 @@ def test_raw_csv_with_units_row_and_thousands_separators():
         '"sm__throughput.avg.pct_of_peak_sustained_elapsed"\n'
         '"","","ns","byte","byte","%"\n'
         '"0","add_kernel","732,480","2,147,516,928","1,056,320,256","5.66"\n'
-        '"1","add_kernel","267,520","1,000","2,000","10.0"\n')
+        '"1","add_kernel","267,520","1,000","2,000","10.0"\n'
+    )
     kernels = parse_raw_csv(text)
     assert kernels[0]["gpu_time_ns"] == 732480.0
     assert kernels[0]["dram_bytes_read"] == 2147516928.0
     summary = summarize(kernels, 1)
-    assert summary["gpu_time_ns"] == 1_000_000.0                     # times add up
+    assert summary["gpu_time_ns"] == 1_000_000.0  # times add up
     assert summary["dram_bytes"] == 2147516928 + 1056320256 + 3000
     # percentages are weighted by time
     assert summary["sm_throughput_pct"] == pytest.approx((5.66 * 732480 + 10.0 * 267520) / 1e6)

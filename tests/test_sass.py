@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from pipeline.sass import histogram, hints
+from pipeline.measure.sass import hints, histogram
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -20,18 +20,20 @@ def test_vector_add_fp32_uses_128_bit_loads_and_stores():
 def test_bf16_matmul_is_on_hgmma():
     h = histogram((FIXTURES / "matmul_kernel_bf16.sass").read_text())
     assert h["HGMMA"] == 2 and "HMMA" not in h
-    assert h["LDGSTS"] == 12   # cp.async loads into shared memory
+    assert h["LDGSTS"] == 12  # cp.async loads into shared memory
     assert hints(h, expect_tensor_cores=True) == []
 
 
 def test_hints_name_the_slow_paths():
-    sass = "\n".join([
-        "        /*0000*/                   LDG.E R2, desc[UR4][R2.64] ;",
-        "        /*0010*/              @!P0 HMMA.16816.F32.BF16 R4, R8, R12, R4 ;",
-        "        /*0020*/                   STL [R1], R4 ;",
-        "        /*0030*/                   LDL R5, [R1] ;",
-        "        /*0040*/                   STG.E.64 desc[UR4][R6.64], R4 ;",
-    ])
+    sass = "\n".join(
+        [
+            "        /*0000*/                   LDG.E R2, desc[UR4][R2.64] ;",
+            "        /*0010*/              @!P0 HMMA.16816.F32.BF16 R4, R8, R12, R4 ;",
+            "        /*0020*/                   STL [R1], R4 ;",
+            "        /*0030*/                   LDL R5, [R1] ;",
+            "        /*0040*/                   STG.E.64 desc[UR4][R6.64], R4 ;",
+        ]
+    )
     h = histogram(sass)
     assert h["LDG.32"] == 1 and h["STG.64"] == 1 and h["HMMA"] == 1
     assert h["LDL"] == 1 and h["STL"] == 1 and h["total"] == 5

@@ -5,24 +5,45 @@ import json
 import shutil
 import sys
 
-from pipeline.jsonio import write_json
+from pipeline.core.jsonio import write_json
 from tests.conftest import REPO, run
 
 
 def kpipe(root, *args):
-    return run([sys.executable, "-m", "pipeline.cli", *args, "--root", str(root)], REPO)
+    return run([sys.executable, "-m", "pipeline.commands.cli", *args, "--root", str(root)], REPO)
 
 
 def bench_record(fraction, at_roofline):
-    shape = {"status": "ok", "median_us": 100.0, "iqr_us": 0.2, "spread": 0.002, "samples": 50,
-             "method": "events", "gbps": 4000.0, "tflops": 0.1, "fraction": fraction,
-             "bound": "memory", "suspicious": fraction > 1.05, "at_roofline": at_roofline,
-             "speedup_vs_torch_eager": 1.5}
-    return {"gpu": "NVIDIA H200", "dtype": "bfloat16", "ceilings": {"copy_gbs": 4250.0},
-            "candidates": {"triton": {"headline_shape": "M=32768,N=4096", "fraction": fraction,
-                                      "at_roofline": at_roofline, "target": 0.9,
-                                      "shapes": {"M=32768,N=4096": shape}}},
-            "baselines": {"torch_eager": {"shapes": {"M=32768,N=4096": {**shape, "median_us": 150.0}}}}}
+    shape = {
+        "status": "ok",
+        "median_us": 100.0,
+        "iqr_us": 0.2,
+        "spread": 0.002,
+        "samples": 50,
+        "method": "events",
+        "gbps": 4000.0,
+        "tflops": 0.1,
+        "fraction": fraction,
+        "bound": "memory",
+        "suspicious": fraction > 1.05,
+        "at_roofline": at_roofline,
+        "speedup_vs_torch_eager": 1.5,
+    }
+    return {
+        "gpu": "NVIDIA H200",
+        "dtype": "bfloat16",
+        "ceilings": {"copy_gbs": 4250.0},
+        "candidates": {
+            "triton": {
+                "headline_shape": "M=32768,N=4096",
+                "fraction": fraction,
+                "at_roofline": at_roofline,
+                "target": 0.9,
+                "shapes": {"M=32768,N=4096": shape},
+            }
+        },
+        "baselines": {"torch_eager": {"shapes": {"M=32768,N=4096": {**shape, "median_us": 150.0}}}},
+    }
 
 
 def project(tmp_path):
@@ -68,7 +89,9 @@ def test_report_renders_every_section(tmp_path):
 def test_bench_and_profile_skip_honestly_without_a_gpu(tmp_path):
     root = project(tmp_path)
     for stage in ("bench", "profile"):
-        proc = run([sys.executable, "-m", f"pipeline.{stage}", "vector_add", "--root", str(root)], REPO)
+        proc = run(
+            [sys.executable, "-m", f"pipeline.stages.{stage}", "vector_add", "--root", str(root)], REPO
+        )
         assert proc.returncode == 0, proc.stderr
         data = json.loads((root / "metrics" / stage / "vector_add.json").read_text())
         assert data == {"skipped": "no CUDA device"}

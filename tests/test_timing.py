@@ -2,7 +2,7 @@
 
 import random
 
-from pipeline.timing import TimingConfig, _Sampler
+from pipeline.measure.timing import TimingConfig, _Sampler
 
 
 def sampler(samples, **cfg):
@@ -24,7 +24,7 @@ def test_too_few_samples_never_stop_and_noise_needs_more():
     rng = random.Random(1)
     assert not sampler([100.0] * 5, min_samples=20).done()
     noisy = sampler([100 + rng.gauss(0, 20) for _ in range(25)], min_samples=20)
-    assert not noisy.done()            # a 20% spread: the median is not known to 0.5% yet
+    assert not noisy.done()  # a 20% spread: the median is not known to 0.5% yet
     assert not noisy.result("events", 1, {}).converged
 
 
@@ -36,4 +36,4 @@ def test_the_time_cap_ends_an_unconverged_run():
 def test_params_set_the_timing_knobs_and_unknown_keys_are_left_out():
     cfg = TimingConfig.from_params({"graph_placements": 5, "target_spread": 0.01, "dtype": "bfloat16"})
     assert cfg.graph_placements == 5 and cfg.target_spread == 0.01
-    assert TimingConfig().graph_placements >= 2   # small kernels average over placements by default
+    assert TimingConfig().graph_placements >= 2  # small kernels average over placements by default

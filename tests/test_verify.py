@@ -3,8 +3,6 @@
 import subprocess
 import sys
 
-import pytest
-
 from tests.conftest import REPO
 from tests.synthetic import OP, commit, init_repo, make_history, verdict_metrics, write_lock, write_version
 
@@ -13,8 +11,13 @@ from tests.synthetic import OP, commit, init_repo, make_history, verdict_metrics
 
 
 def kpipe(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "pipeline.cli", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "pipeline.commands.cli", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_a_consistent_history_verifies(tmp_path):
@@ -27,19 +30,19 @@ def test_a_consistent_history_verifies(tmp_path):
 def test_a_kernel_committed_without_rerunning_the_pipeline_is_named(tmp_path):
     shas = make_history(tmp_path, [1000.0])
     kernel = tmp_path / "kernels" / OP / "triton.py"
-    kernel.write_text(kernel.read_text().replace("x + y", "x - y"))   # no `dvc repro`: lock is stale
+    kernel.write_text(kernel.read_text().replace("x + y", "x - y"))  # no `dvc repro`: lock is stale
     bad = commit(tmp_path, "v2: committed with --no-verify", extra=("--no-verify",))
     proc = kpipe("verify", cwd=tmp_path)
     assert proc.returncode == 1
     assert f"BAD     {bad[:7]} v2: committed with --no-verify" in proc.stdout
     assert f"compile@{OP}: stale: kernels/{OP} changed after the stage ran" in proc.stdout
     assert f"ok      {shas[0][:7]}" in proc.stdout
-    assert bad[:7] in proc.stderr                                   # named again at the end
+    assert bad[:7] in proc.stderr  # named again at the end
 
 
 def test_rejected_metrics_fail_even_when_the_lock_matches(tmp_path):
     init_repo(tmp_path)
-    write_version(tmp_path, 1, verdict_metrics("rejected"), None)     # e.g. `dvc commit -f`
+    write_version(tmp_path, 1, verdict_metrics("rejected"), None)  # e.g. `dvc commit -f`
     bad = commit(tmp_path, "v1: wrong")
     proc = kpipe("verify", cwd=tmp_path)
     assert proc.returncode == 1
@@ -60,7 +63,7 @@ def test_an_untested_candidate_file_is_bad(tmp_path):
     init_repo(tmp_path)
     write_version(tmp_path, 1, verdict_metrics(), None, lock=False)
     (tmp_path / "kernels" / OP / "cute.py").write_text("def kernel(x, y):\n    return x + y\n")
-    write_lock(tmp_path)                               # the lock is current, the verdict missing
+    write_lock(tmp_path)  # the lock is current, the verdict missing
     commit(tmp_path, "v1: a new candidate")
     out = kpipe("verify", cwd=tmp_path).stdout
     assert f"kernels/{OP}/cute.py: no test verdict" in out

@@ -1,4 +1,4 @@
-"""Bigger tiles (128x256x64), 8 warps, 3 stages, and grouped tile order for L2 reuse."""
+"""Big tiles and grouped tile order for L2 reuse; tile sizes, warps and stages are knobs in params.yaml."""
 
 import torch
 import triton
@@ -10,10 +10,25 @@ CFG = knobs(__file__, BLOCK_M=128, BLOCK_N=256, BLOCK_K=64, GROUP_M=8, num_warps
 
 
 @triton.jit
-def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
-                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                  GROUP_M: tl.constexpr, PRECISION: tl.constexpr):
+def matmul_kernel(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    stride_am,
+    stride_ak,
+    stride_bk,
+    stride_bn,
+    stride_cm,
+    stride_cn,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+    PRECISION: tl.constexpr,
+):
     # Grouped order: GROUP_M row-tiles share each B column-tile while it is still in L2.
     pid = tl.program_id(0)
     tiles_m, tiles_n = tl.cdiv(M, BLOCK_M), tl.cdiv(N, BLOCK_N)
@@ -49,9 +64,25 @@ def kernel(a, b):
     fp32 = a.dtype == torch.float32
     bm, bn, bk = (64, 64, 32) if fp32 else (CFG.BLOCK_M, CFG.BLOCK_N, CFG.BLOCK_K)
     grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
-    matmul_kernel[grid](a, b, out, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                        out.stride(0), out.stride(1), BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
-                        GROUP_M=CFG.GROUP_M, PRECISION="ieee" if fp32 else "tf32",
-                        num_warps=4 if fp32 else CFG.num_warps,
-                        num_stages=3 if fp32 else CFG.num_stages)
+    matmul_kernel[grid](
+        a,
+        b,
+        out,
+        M,
+        N,
+        K,
+        a.stride(0),
+        a.stride(1),
+        b.stride(0),
+        b.stride(1),
+        out.stride(0),
+        out.stride(1),
+        BLOCK_M=bm,
+        BLOCK_N=bn,
+        BLOCK_K=bk,
+        GROUP_M=CFG.GROUP_M,
+        PRECISION="ieee" if fp32 else "tf32",
+        num_warps=4 if fp32 else CFG.num_warps,
+        num_stages=3 if fp32 else CFG.num_stages,
+    )
     return out

@@ -16,14 +16,23 @@ Design
 """
 
 import cuda.bindings.driver as cuda
-import torch
-
 import cutlass
 import cutlass.cute as cute
+import torch
 from cutlass import Float32, Int32, Int64
 
-from pipeline.cute_helpers import (DTYPES, block_reduce, compile_once, current_stream, fadd,
-                                   gmem_ptr, load_block, row_plan, store_block, vector_width)
+from pipeline.cute_helpers import (
+    DTYPES,
+    block_reduce,
+    compile_once,
+    current_stream,
+    fadd,
+    gmem_ptr,
+    load_block,
+    row_plan,
+    store_block,
+    vector_width,
+)
 from pipeline.knobs import knobs
 
 EPS = 1e-6
@@ -32,7 +41,7 @@ EPS = 1e-6
 # MAX_ELEMS: the most row elements a thread holds in registers (as fp32) at one time.
 CFG = knobs(__file__, MAX_THREADS=512, MAX_ELEMS=32)
 
-_COMPILED: dict = {}   # (torch dtype, N, vec, threads, per_thread) -> compiled function
+_COMPILED: dict = {}  # (torch dtype, N, vec, threads, per_thread) -> compiled function
 
 
 def _sum_of_squares(x):
@@ -41,15 +50,24 @@ def _sum_of_squares(x):
 
 # ------------------------------------------------------------------------------ kernel
 
+
 @cute.kernel
-def _rmsnorm_kernel(x_ptr: cute.Pointer, w_ptr: cute.Pointer, o_ptr: cute.Pointer, M: Int32,
-                    dtype: cutlass.Constexpr, N: cutlass.Constexpr, vec: cutlass.Constexpr,
-                    threads: cutlass.Constexpr, per_thread: cutlass.Constexpr):
+def _rmsnorm_kernel(
+    x_ptr: cute.Pointer,
+    w_ptr: cute.Pointer,
+    o_ptr: cute.Pointer,
+    M: Int32,
+    dtype: cutlass.Constexpr,
+    N: cutlass.Constexpr,
+    vec: cutlass.Constexpr,
+    threads: cutlass.Constexpr,
+    per_thread: cutlass.Constexpr,
+):
     tidx, _, _ = cute.arch.thread_idx()
     row, _, _ = cute.arch.block_idx()
-    block = threads * vec * per_thread      # row elements the CTA covers in one step
-    full_blocks = N // block                # blocks wholly inside the row: no predicates
-    has_tail = N % block != 0               # a last, partial block: predicated per vector
+    block = threads * vec * per_thread  # row elements the CTA covers in one step
+    full_blocks = N // block  # blocks wholly inside the row: no predicates
+    has_tail = N % block != 0  # a last, partial block: predicated per vector
     num_warps = threads // 32
 
     # This CTA's row of x and out, and the weight. The row offset is 64-bit (M * N may
@@ -60,10 +78,8 @@ def _rmsnorm_kernel(x_ptr: cute.Pointer, w_ptr: cute.Pointer, o_ptr: cute.Pointe
     g_w = cute.make_tensor(w_ptr, cute.make_layout(N))
     c_row = cute.make_identity_tensor((N,))  # column index of every element, for predicates
 
-    atom = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), dtype,
-                               num_bits_per_copy=vec * dtype.width)
-    thr = cute.make_tiled_copy_tv(atom, cute.make_layout(threads),
-                                  cute.make_layout(vec)).get_slice(tidx)
+    atom = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), dtype, num_bits_per_copy=vec * dtype.width)
+    thr = cute.make_tiled_copy_tv(atom, cute.make_layout(threads), cute.make_layout(vec)).get_slice(tidx)
     frag_x = cute.make_fragment_like(thr.partition_S(cute.local_tile(g_x, (block,), (0,))))
     frag_w = cute.make_fragment_like(frag_x)
 
@@ -84,41 +100,75 @@ def _rmsnorm_kernel(x_ptr: cute.Pointer, w_ptr: cute.Pointer, o_ptr: cute.Pointe
         # later loop, or the DSL sees it undefined on one path.)
         part = Float32(0.0)
         for b in cutlass.range(full_blocks, unroll=1):
-            part = part + _sum_of_squares(
-                load_block(thr, atom, g_x, c_row, b, block, N, frag_x, 0.0, False))
+            part = part + _sum_of_squares(load_block(thr, atom, g_x, c_row, b, block, N, frag_x, 0.0, False))
         if cutlass.const_expr(has_tail):
             part = part + _sum_of_squares(
-                load_block(thr, atom, g_x, c_row, full_blocks, block, N, frag_x, 0.0, True))
+                load_block(thr, atom, g_x, c_row, full_blocks, block, N, frag_x, 0.0, True)
+            )
         total = block_reduce(part, fadd, red, num_warps)
         rstd = cute.math.rsqrt(total / N + EPS, fastmath=True)
         # Pass 2: read x (again) and the weight, write x * rstd * weight.
         for b in cutlass.range(full_blocks, unroll=1):
-            store_block(thr, atom, g_o, c_row, b, block, N, frag_x,
-                         load_block(thr, atom, g_x, c_row, b, block, N, frag_x, 0.0, False) * rstd
-                         * load_block(thr, atom, g_w, c_row, b, block, N, frag_w, 0.0, False), False)
+            store_block(
+                thr,
+                atom,
+                g_o,
+                c_row,
+                b,
+                block,
+                N,
+                frag_x,
+                load_block(thr, atom, g_x, c_row, b, block, N, frag_x, 0.0, False)
+                * rstd
+                * load_block(thr, atom, g_w, c_row, b, block, N, frag_w, 0.0, False),
+                False,
+            )
         if cutlass.const_expr(has_tail):
-            store_block(thr, atom, g_o, c_row, full_blocks, block, N, frag_x,
-                         load_block(thr, atom, g_x, c_row, full_blocks, block, N, frag_x, 0.0, True)
-                         * rstd
-                         * load_block(thr, atom, g_w, c_row, full_blocks, block, N, frag_w, 0.0, True),
-                         True)
+            store_block(
+                thr,
+                atom,
+                g_o,
+                c_row,
+                full_blocks,
+                block,
+                N,
+                frag_x,
+                load_block(thr, atom, g_x, c_row, full_blocks, block, N, frag_x, 0.0, True)
+                * rstd
+                * load_block(thr, atom, g_w, c_row, full_blocks, block, N, frag_w, 0.0, True),
+                True,
+            )
 
 
 @cute.jit
-def _rmsnorm_host(x_ptr: cute.Pointer, w_ptr: cute.Pointer, o_ptr: cute.Pointer, M: Int32,
-                  stream: cuda.CUstream, dtype: cutlass.Constexpr, N: cutlass.Constexpr,
-                  vec: cutlass.Constexpr, threads: cutlass.Constexpr, per_thread: cutlass.Constexpr):
+def _rmsnorm_host(
+    x_ptr: cute.Pointer,
+    w_ptr: cute.Pointer,
+    o_ptr: cute.Pointer,
+    M: Int32,
+    stream: cuda.CUstream,
+    dtype: cutlass.Constexpr,
+    N: cutlass.Constexpr,
+    vec: cutlass.Constexpr,
+    threads: cutlass.Constexpr,
+    per_thread: cutlass.Constexpr,
+):
     _rmsnorm_kernel(x_ptr, w_ptr, o_ptr, M, dtype, N, vec, threads, per_thread).launch(
-        grid=[M, 1, 1], block=[threads, 1, 1], smem=(threads // 32) * 4 + 16, stream=stream)
+        grid=[M, 1, 1], block=[threads, 1, 1], smem=(threads // 32) * 4 + 16, stream=stream
+    )
 
 
 def kernel(x, weight):
     if x.dim() != 2 or not x.is_contiguous() or weight.dim() != 1 or not weight.is_contiguous():
-        raise ValueError(f"rmsnorm/cute takes a contiguous 2-D x and 1-D weight, got shapes "
-                         f"{tuple(x.shape)} and {tuple(weight.shape)}")
+        raise ValueError(
+            f"rmsnorm/cute takes a contiguous 2-D x and 1-D weight, got shapes "
+            f"{tuple(x.shape)} and {tuple(weight.shape)}"
+        )
     if x.dtype not in DTYPES or weight.dtype != x.dtype:
-        raise TypeError(f"rmsnorm/cute supports x and weight of one dtype in {list(DTYPES)}, "
-                        f"got {x.dtype} and {weight.dtype}")
+        raise TypeError(
+            f"rmsnorm/cute supports x and weight of one dtype in {list(DTYPES)}, "
+            f"got {x.dtype} and {weight.dtype}"
+        )
     M, N = x.shape
     if weight.shape[0] != N:
         raise ValueError(f"weight has {weight.shape[0]} elements, x rows have {N}")
@@ -129,7 +179,18 @@ def kernel(x, weight):
     threads, per_thread = row_plan(N, vec, CFG.MAX_THREADS, CFG.MAX_ELEMS)
     ptrs = [gmem_ptr(t, vec) for t in (x, weight, out)]
     stream = current_stream(x)
-    fn = compile_once(_COMPILED, (x.dtype, N, vec, threads, per_thread), _rmsnorm_host,
-                      *ptrs, Int32(M), stream, DTYPES[x.dtype], N, vec, threads, per_thread)
+    fn = compile_once(
+        _COMPILED,
+        (x.dtype, N, vec, threads, per_thread),
+        _rmsnorm_host,
+        *ptrs,
+        Int32(M),
+        stream,
+        DTYPES[x.dtype],
+        N,
+        vec,
+        threads,
+        per_thread,
+    )
     fn(*ptrs, Int32(M), stream)
     return out

@@ -11,8 +11,17 @@ CFG = knobs(__file__, MAX_BLOCK=8192, num_warps=8)
 
 
 @triton.jit
-def rmsnorm_kernel(x_ptr, w_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, eps,
-                   BLOCK: tl.constexpr, ONE_PASS: tl.constexpr):
+def rmsnorm_kernel(
+    x_ptr,
+    w_ptr,
+    out_ptr,
+    n_cols,
+    x_row_stride,
+    out_row_stride,
+    eps,
+    BLOCK: tl.constexpr,
+    ONE_PASS: tl.constexpr,
+):
     row = tl.program_id(0).to(tl.int64)
     x_row = x_ptr + row * x_row_stride
     out_row = out_ptr + row * out_row_stride
@@ -41,6 +50,16 @@ def kernel(x, weight):
     M, N = x.shape
     out = torch.empty_like(x)
     block = min(triton.next_power_of_2(N), CFG.MAX_BLOCK)
-    rmsnorm_kernel[(M,)](x, weight, out, N, x.stride(0), out.stride(0), EPS, BLOCK=block,
-                         ONE_PASS=N <= block, num_warps=CFG.num_warps)
+    rmsnorm_kernel[(M,)](
+        x,
+        weight,
+        out,
+        N,
+        x.stride(0),
+        out.stride(0),
+        EPS,
+        BLOCK=block,
+        ONE_PASS=N <= block,
+        num_warps=CFG.num_warps,
+    )
     return out

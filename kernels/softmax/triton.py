@@ -10,8 +10,9 @@ CFG = knobs(__file__, MAX_BLOCK=8192, num_warps=8)
 
 
 @triton.jit
-def softmax_kernel(x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride,
-                   BLOCK: tl.constexpr, ONE_PASS: tl.constexpr):
+def softmax_kernel(
+    x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, BLOCK: tl.constexpr, ONE_PASS: tl.constexpr
+):
     row = tl.program_id(0).to(tl.int64)
     x_row = x_ptr + row * x_row_stride
     out_row = out_ptr + row * out_row_stride
@@ -19,8 +20,9 @@ def softmax_kernel(x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride,
     if ONE_PASS:
         # The whole row lives in registers: 2 bytes/element of traffic for bf16 in, 2 out.
         mask = cols < n_cols
-        x = tl.load(x_row + cols, mask=mask, other=-float("inf"),
-                    eviction_policy="evict_first").to(tl.float32)
+        x = tl.load(x_row + cols, mask=mask, other=-float("inf"), eviction_policy="evict_first").to(
+            tl.float32
+        )
         e = tl.exp(x - tl.max(x, axis=0))
         y = e * (1.0 / tl.sum(e, axis=0))
         tl.store(out_row + cols, y.to(out_ptr.dtype.element_ty), mask=mask)
@@ -38,14 +40,16 @@ def softmax_kernel(x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride,
         for start in range(0, n_cols, BLOCK):
             mask = start + cols < n_cols
             x = tl.load(x_row + start + cols, mask=mask, other=-float("inf")).to(tl.float32)
-            tl.store(out_row + start + cols, (tl.exp(x - row_max) * inv).to(out_ptr.dtype.element_ty),
-                     mask=mask)
+            tl.store(
+                out_row + start + cols, (tl.exp(x - row_max) * inv).to(out_ptr.dtype.element_ty), mask=mask
+            )
 
 
 def kernel(x):
     M, N = x.shape
     out = torch.empty_like(x)
     block = min(triton.next_power_of_2(N), CFG.MAX_BLOCK)
-    softmax_kernel[(M,)](x, out, N, x.stride(0), out.stride(0), BLOCK=block,
-                         ONE_PASS=N <= block, num_warps=CFG.num_warps)
+    softmax_kernel[(M,)](
+        x, out, N, x.stride(0), out.stride(0), BLOCK=block, ONE_PASS=N <= block, num_warps=CFG.num_warps
+    )
     return out

@@ -13,10 +13,9 @@ Design
 """
 
 import cuda.bindings.driver as cuda
-import torch
-
 import cutlass
 import cutlass.cute as cute
+import torch
 from cutlass import Float32, Int32, Int64
 
 from pipeline.cute_helpers import DTYPES, compile_once, current_stream, gmem_ptr, vector_width
@@ -25,16 +24,23 @@ from pipeline.knobs import knobs
 # THREADS: threads per CTA. VECS_PER_THREAD: vectors (accesses) each thread moves per tensor.
 CFG = knobs(__file__, THREADS=256, VECS_PER_THREAD=4)
 
-_COMPILED: dict = {}   # (torch dtype, vec, threads, per_thread) -> compiled function
+_COMPILED: dict = {}  # (torch dtype, vec, threads, per_thread) -> compiled function
 
 
 @cute.kernel
-def _add_kernel(x_ptr: cute.Pointer, y_ptr: cute.Pointer, o_ptr: cute.Pointer, n: Int32,
-                dtype: cutlass.Constexpr, vec: cutlass.Constexpr, threads: cutlass.Constexpr,
-                per_thread: cutlass.Constexpr):
+def _add_kernel(
+    x_ptr: cute.Pointer,
+    y_ptr: cute.Pointer,
+    o_ptr: cute.Pointer,
+    n: Int32,
+    dtype: cutlass.Constexpr,
+    vec: cutlass.Constexpr,
+    threads: cutlass.Constexpr,
+    per_thread: cutlass.Constexpr,
+):
     tidx, _, _ = cute.arch.thread_idx()
     bidx, _, _ = cute.arch.block_idx()
-    tile = threads * vec * per_thread   # elements per CTA
+    tile = threads * vec * per_thread  # elements per CTA
 
     # View the flat tensors as rows of one tile each and take this CTA's row. The tile is
     # static, so the row start keeps the pointers' alignment (copies stay 128-bit); the
@@ -44,15 +50,13 @@ def _add_kernel(x_ptr: cute.Pointer, y_ptr: cute.Pointer, o_ptr: cute.Pointer, n
     g_y = cute.make_tensor(y_ptr, tiles)[Int64(bidx), None]
     g_o = cute.make_tensor(o_ptr, tiles)[Int64(bidx), None]
 
-    atom = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), dtype,
-                               num_bits_per_copy=vec * dtype.width)
-    thr = cute.make_tiled_copy_tv(atom, cute.make_layout(threads),
-                                  cute.make_layout(vec)).get_slice(tidx)
+    atom = cute.make_copy_atom(cute.nvgpu.CopyUniversalOp(), dtype, num_bits_per_copy=vec * dtype.width)
+    thr = cute.make_tiled_copy_tv(atom, cute.make_layout(threads), cute.make_layout(vec)).get_slice(tidx)
     t_x, t_y, t_o = thr.partition_S(g_x), thr.partition_S(g_y), thr.partition_D(g_o)
-    frag_x = cute.make_fragment_like(t_x)   # ((vec,1), per_thread) in registers
+    frag_x = cute.make_fragment_like(t_x)  # ((vec,1), per_thread) in registers
     frag_y = cute.make_fragment_like(t_y)
 
-    remaining = n - bidx * tile             # elements of this tile inside the tensor
+    remaining = n - bidx * tile  # elements of this tile inside the tensor
     if remaining >= tile:
         cute.copy(atom, t_x, frag_x)
         cute.copy(atom, t_y, frag_y)
@@ -75,18 +79,29 @@ def _add_kernel(x_ptr: cute.Pointer, y_ptr: cute.Pointer, o_ptr: cute.Pointer, n
 
 
 @cute.jit
-def _add_host(x_ptr: cute.Pointer, y_ptr: cute.Pointer, o_ptr: cute.Pointer, n: Int32,
-              stream: cuda.CUstream, dtype: cutlass.Constexpr, vec: cutlass.Constexpr,
-              threads: cutlass.Constexpr, per_thread: cutlass.Constexpr):
+def _add_host(
+    x_ptr: cute.Pointer,
+    y_ptr: cute.Pointer,
+    o_ptr: cute.Pointer,
+    n: Int32,
+    stream: cuda.CUstream,
+    dtype: cutlass.Constexpr,
+    vec: cutlass.Constexpr,
+    threads: cutlass.Constexpr,
+    per_thread: cutlass.Constexpr,
+):
     tile = threads * vec * per_thread
     _add_kernel(x_ptr, y_ptr, o_ptr, n, dtype, vec, threads, per_thread).launch(
-        grid=[cute.ceil_div(n, tile), 1, 1], block=[threads, 1, 1], stream=stream)
+        grid=[cute.ceil_div(n, tile), 1, 1], block=[threads, 1, 1], stream=stream
+    )
 
 
 def kernel(x, y):
     if x.shape != y.shape or x.dtype != y.dtype or not x.is_contiguous() or not y.is_contiguous():
-        raise ValueError(f"vector_add/cute takes two contiguous tensors of one shape and dtype, "
-                         f"got {tuple(x.shape)} {x.dtype} and {tuple(y.shape)} {y.dtype}")
+        raise ValueError(
+            f"vector_add/cute takes two contiguous tensors of one shape and dtype, "
+            f"got {tuple(x.shape)} {x.dtype} and {tuple(y.shape)} {y.dtype}"
+        )
     if x.dtype not in DTYPES:
         raise TypeError(f"vector_add/cute supports {list(DTYPES)}, got {x.dtype}")
     out = torch.empty_like(x)
@@ -99,7 +114,17 @@ def kernel(x, y):
     threads, per_thread = CFG.THREADS, CFG.VECS_PER_THREAD
     ptrs = [gmem_ptr(t, vec) for t in (x, y, out)]
     stream = current_stream(x)
-    fn = compile_once(_COMPILED, (x.dtype, vec, threads, per_thread), _add_host,
-                      *ptrs, Int32(n), stream, DTYPES[x.dtype], vec, threads, per_thread)
+    fn = compile_once(
+        _COMPILED,
+        (x.dtype, vec, threads, per_thread),
+        _add_host,
+        *ptrs,
+        Int32(n),
+        stream,
+        DTYPES[x.dtype],
+        vec,
+        threads,
+        per_thread,
+    )
     fn(*ptrs, Int32(n), stream)
     return out

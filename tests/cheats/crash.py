@@ -4,7 +4,6 @@ import os
 import signal
 
 import triton
-import triton.language as tl
 
 OP, EXPECTED_RUNG = "vector_add", "process"
 

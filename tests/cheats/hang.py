@@ -3,7 +3,6 @@
 import time
 
 import triton
-import triton.language as tl
 
 OP, EXPECTED_RUNG = "vector_add", "process"
 

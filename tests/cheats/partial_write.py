@@ -11,8 +11,11 @@ OP, EXPECTED_RUNG = "vector_add", "unwritten_output"
 def add_kernel(x_ptr, y_ptr, out_ptr, n, n_written, BLOCK: tl.constexpr):
     offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offsets < n_written
-    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask),
-             mask=mask)
+    tl.store(
+        out_ptr + offsets,
+        tl.load(x_ptr + offsets, mask=mask) + tl.load(y_ptr + offsets, mask=mask),
+        mask=mask,
+    )
 
 
 def kernel(x, y):

@@ -14,8 +14,7 @@ def softmax_kernel(x_ptr, out_ptr, n_cols, stride, BLOCK: tl.constexpr):
     mask = cols < n_cols
     x = tl.load(x_ptr + row * stride + cols, mask=mask, other=-float("inf")).to(tl.float32)
     e = tl.exp(x)
-    tl.store(out_ptr + row * stride + cols, (e / tl.sum(e, axis=0)).to(out_ptr.dtype.element_ty),
-             mask=mask)
+    tl.store(out_ptr + row * stride + cols, (e / tl.sum(e, axis=0)).to(out_ptr.dtype.element_ty), mask=mask)
 
 
 def kernel(x):

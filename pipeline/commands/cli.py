@@ -1,0 +1,142 @@
+"""kpipe: a thin command line over the stage modules.
+
+Exit codes of `kpipe check`:
+  0  accepted    every rung that can run on this machine passed
+  1  rejected    wrong, crashed, hung or cheated; the reason says which rung
+  2  usage       unknown op, missing file, bad arguments
+  4  unverified  no accuracy rung could run here (a CuTe kernel on a CPU machine)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE, EXIT_UNVERIFIED = 0, 1, 2, 4
+
+
+def cmd_check(args) -> int:
+    from pipeline.check.harness import new_secret, resolve_device, run_checks, settings_for
+    from pipeline.core.params import load_params
+    from pipeline.core.problem import ProblemError, load_op, project_root
+
+    root = project_root(args.root)
+    path = Path(args.file)
+    try:
+        load_op(args.op, root)
+        params = load_params(root) if (root / "params.yaml").is_file() else {}
+    except ProblemError as exc:
+        print(f"kpipe check: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if not path.is_file():
+        print(f"kpipe check: no such file: {path}", file=sys.stderr)
+        return EXIT_USAGE
+    settings, timeout, want = settings_for(params, args.op)
+    device = resolve_device(args.device or want)
+    secret = new_secret() if args.seed is None else args.seed
+    if not args.json:
+        print(
+            f"checking {path} against references/{args.op}.py on {device}"
+            f"{' (Triton interpreter)' if device == 'cpu' else ''}, secret seed {secret} ...",
+            file=sys.stderr,
+            flush=True,
+        )
+    res = run_checks(args.op, path.resolve(), device, root, secret, settings, args.timeout or timeout)
+    verdict = res["verdict"]
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "accepted": verdict == "accepted",
+                    "verdict": verdict,
+                    "reason": res["reason"],
+                    "device": device,
+                    "secret_seed": secret,
+                    "needs_gpu": res.get("needs_gpu", []),
+                    "rungs": res["rungs"],
+                },
+                default=str,
+                indent=2,
+            )
+        )
+    else:
+        from pipeline.check.report import render_report
+
+        if verdict != "accepted":
+            print(render_report(args.op, device, secret, {path.stem: res}))
+        print(f"{verdict.upper()}: {res['reason']}")
+        if res.get("needs_gpu"):
+            print(f"still needs a GPU: {', '.join(res['needs_gpu'])}")
+    return {"accepted": EXIT_ACCEPTED, "rejected": EXIT_REJECTED}.get(verdict, EXIT_UNVERIFIED)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kpipe",
+        description="The GPU-kernel loop as a DVC pipeline: compile, test, bench, profile.",
+        epilog="Stages run through `dvc repro`; each is also `python -m pipeline.<stage> OP`.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    check = sub.add_parser(
+        "check",
+        help="run the correctness harness on one kernel file",
+        description="Run every correctness rung on FILE against "
+        "references/OP.py, isolated in a child process.",
+        epilog=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    check.add_argument("op", help="the op, as in references/OP.py")
+    check.add_argument("file", help="a kernel file defining kernel(...)")
+    check.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    check.add_argument(
+        "--device",
+        choices=("cpu", "cuda"),
+        default=None,
+        help="where to run (default: cuda if a GPU is present, else cpu)",
+    )
+    check.add_argument("--seed", type=int, default=None, help="replay a run's secret seed")
+    check.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        help="seconds before the candidate is killed (default: params test.timeout_s)",
+    )
+    check.add_argument("--root", default=".", help="project root (default: .)")
+    check.set_defaults(func=cmd_check)
+
+    from pipeline.commands.report import add_report_command
+    from pipeline.commands.status import add_status_command
+
+    add_status_command(sub)
+    add_report_command(sub)
+
+    # Commands of the versions-as-commits layer (history, verify, plot, tune, gate,
+    # install-hooks) register themselves here, one call per module.
+    from pipeline.commands.gate import add_gate_commands
+    from pipeline.commands.history import add_history_command
+    from pipeline.commands.plot import add_plot_command
+    from pipeline.commands.tune import add_tune_command
+    from pipeline.commands.verify import add_verify_command
+
+    add_history_command(sub)
+    add_verify_command(sub)
+    add_plot_command(sub)
+    add_tune_command(sub)
+    add_gate_commands(sub)  # gate, install-hooks
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

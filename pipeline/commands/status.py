@@ -1,0 +1,120 @@
+"""`kpipe status`: every op and candidate against its roofline target: DONE or CONTINUE.
+
+Reads the committed metrics (nothing is measured here). Exit codes:
+  0  every benched candidate is at its roofline target
+  3  at least one is not, or there are no bench figures to judge (no GPU run yet)
+  2  usage error
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tabulate import tabulate
+
+from pipeline.core.params import load_params
+from pipeline.core.problem import ProblemError, ops_from_params, project_root
+from pipeline.core.records import headline, read_metrics, test_candidates
+
+EXIT_DONE, EXIT_CONTINUE = 0, 3
+
+
+def status_rows(root: Path, ops: list[str]) -> tuple[list[list], list[str], bool]:
+    rows, notes, all_done = [], [], True
+    for op in ops:
+        bench = read_metrics(root, "bench", op)
+        test = test_candidates(read_metrics(root, "test", op))
+        if not bench:
+            notes.append(f"{op}: no bench figures yet (run `dvc repro` on a GPU host)")
+            all_done = False
+            continue
+        if "skipped" in bench:
+            notes.append(
+                f"{op}: bench skipped ({bench['skipped']}): there are no figures to show "
+                "until it runs on a GPU"
+            )
+            all_done = False
+            continue
+        for impl, cand in bench.get("candidates", {}).items():
+            shape = cand.get("headline_shape")
+            rec = headline(cand)
+            if rec.get("status") != "ok":
+                rows.append([op, impl, shape, "failed", "", "", "", "", "CONTINUE"])
+                all_done = False
+                continue
+            rate = f"{rec['tflops']:.1f} TFLOP/s" if rec["bound"] == "compute" else f"{rec['gbps']:.0f} GB/s"
+            frac = f"{rec['fraction']:.1%}" + (" SUSPICIOUS" if rec.get("suspicious") else "")
+            ratios = ", ".join(
+                f"{k.removeprefix('speedup_vs_')} {v:.2f}x"
+                for k, v in rec.items()
+                if k.startswith("speedup_vs_")
+            )
+            done = bool(cand.get("at_roofline"))
+            all_done &= done
+            rows.append(
+                [
+                    op,
+                    impl,
+                    shape,
+                    f"{rec['median_us']:.1f} us",
+                    rate,
+                    frac,
+                    f"{cand.get('target', 0.9):.0%}",
+                    ratios,
+                    "DONE" if done else "CONTINUE",
+                ]
+            )
+        for impl, t in test.items():
+            if impl not in bench.get("candidates", {}):
+                notes.append(f"{op}/{impl}: not benched (test verdict: {t.get('verdict')})")
+    return rows, notes, all_done
+
+
+def cmd_status(args) -> int:
+    root = project_root(args.root)
+    try:
+        ops = [args.op] if args.op else ops_from_params(load_params(root), root)
+    except ProblemError as exc:
+        print(f"kpipe status: {exc}", file=sys.stderr)
+        return 2
+    rows, notes, done = status_rows(root, ops)
+    if rows:
+        print(
+            tabulate(
+                rows,
+                headers=[
+                    "op",
+                    "candidate",
+                    "shape",
+                    "median",
+                    "rate",
+                    "roofline",
+                    "target",
+                    "speedup vs baselines",
+                    "verdict",
+                ],
+            )
+        )
+    for note in notes:
+        print(note)
+    print(
+        "all candidates at their roofline target"
+        if done and rows
+        else "not done: some candidates are below their roofline target or not benched"
+    )
+    return EXIT_DONE if done and rows else EXIT_CONTINUE
+
+
+def add_status_command(sub) -> None:
+    p = sub.add_parser(
+        "status",
+        help="roofline fraction of every candidate: DONE or CONTINUE",
+        description=__doc__.split("\n\n")[0],
+        epilog=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("op", nargs="?", help="one op (default: every op in params.yaml)")
+    p.add_argument("--root", default=".", help="project root (default: .)")
+    p.set_defaults(func=cmd_status)

@@ -1,0 +1,227 @@
+"""The problem contract: ops in references/<op>.py, candidates in kernels/<op>/<impl>.py.
+
+Everything is discovered by folder; nothing is registered. Loading validates the contract
+and raises ProblemError with the file and what is wrong, so a user sees one clear line
+instead of a traceback from deep inside a stage.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+
+# Names every references/<op>.py must define (README.md, "Add an op", says what each is).
+REQUIRED_NAMES = (
+    "reference",
+    "make_inputs",
+    "TEST_SHAPES",
+    "BENCH_SHAPES",
+    "flops",
+    "bytes_moved",
+    "TOLERANCE",
+)
+BACKENDS = ("triton", "cute")
+
+
+class ProblemError(Exception):
+    """A reference, kernel file or params entry breaks the problem contract."""
+
+
+@dataclass
+class Op:
+    name: str
+    path: Path
+    module: ModuleType = field(repr=False)
+
+    def __getattr__(self, item):  # reference names read straight off the module
+        try:
+            return getattr(self.__dict__["module"], item)
+        except AttributeError:
+            raise AttributeError(f"{self.__dict__['path']} defines no {item!r}") from None
+
+    @property
+    def dtypes(self) -> list:
+        import torch
+
+        return list(getattr(self.module, "DTYPES", (torch.float32, torch.float16, torch.bfloat16)))
+
+    @property
+    def adversarial(self) -> dict[str, Callable]:
+        return dict(getattr(self.module, "ADVERSARIAL", {}))
+
+    @property
+    def n_inputs(self) -> int:
+        return len(positional_params(self.module.reference))
+
+    def tolerance(self, dtype) -> dict:
+        tol = self.module.TOLERANCE
+        if dtype not in tol:
+            raise ProblemError(
+                f"{self.path}: TOLERANCE has no entry for {dtype} (it has {', '.join(str(d) for d in tol)})"
+            )
+        return tol[dtype]
+
+
+@dataclass
+class Candidate:
+    op: str
+    impl: str  # file stem: "triton", "cute", "triton_split_k", ...
+    path: Path
+    module: ModuleType = field(repr=False)
+    where: str = ""  # the path as the user knows it (relative to the project root)
+
+    @property
+    def kernel(self) -> Callable:
+        return self.module.kernel
+
+    @property
+    def backend(self) -> str:
+        return detect_backend(self.module)
+
+    @property
+    def summary(self) -> str:
+        """First docstring line: what this version changes."""
+        doc = inspect.getdoc(self.module) or ""
+        return doc.splitlines()[0] if doc else ""
+
+    @property
+    def label(self) -> str:
+        return f"{self.op}/{self.impl}"
+
+
+def project_root(root: str | Path | None = None) -> Path:
+    return Path(root or ".").resolve()
+
+
+def list_ops(root: str | Path | None = None) -> list[str]:
+    refs = project_root(root) / "references"
+    return sorted(p.stem for p in refs.glob("*.py") if not p.name.startswith("_"))
+
+
+def list_candidate_files(op: str, root: str | Path | None = None) -> list[Path]:
+    folder = project_root(root) / "kernels" / op
+    return sorted(p for p in folder.glob("*.py") if not p.name.startswith("_"))
+
+
+def load_module(path: Path, name: str) -> ModuleType:
+    """Import a file by path under a private module name.
+
+    Kernel files are called triton.py and cute.py, so their folder must never go on
+    sys.path: `import triton` would find the kernel file instead of the package.
+    """
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ProblemError(f"{path}: cannot be imported as a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # triton.jit and dataclasses look the module up by name
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        raise ProblemError(f"{path}: import failed: {type(exc).__name__}: {exc}") from exc
+    return module
+
+
+def load_op(name: str, root: str | Path | None = None) -> Op:
+    path = project_root(root) / "references" / f"{name}.py"
+    if not path.is_file():
+        known = ", ".join(list_ops(root)) or "none"
+        raise ProblemError(f"unknown op {name!r}: there is no references/{name}.py (known ops: {known})")
+    module = load_module(path, f"kpipe_reference_{name}")
+    missing = [n for n in REQUIRED_NAMES if not hasattr(module, n)]
+    if missing:
+        raise ProblemError(
+            f"references/{name}.py: missing required name(s) {', '.join(missing)} "
+            f"(the contract needs {', '.join(REQUIRED_NAMES)})"
+        )
+    if not callable(module.reference) or not callable(module.make_inputs):
+        raise ProblemError(f"references/{name}.py: reference and make_inputs must be functions")
+    for shapes in ("TEST_SHAPES", "BENCH_SHAPES"):
+        value = getattr(module, shapes)
+        if not isinstance(value, (list, tuple)) or not all(isinstance(s, dict) for s in value):
+            raise ProblemError(f"references/{name}.py: {shapes} must be a list of shape dicts")
+    return Op(name=name, path=path, module=module)
+
+
+def positional_params(fn: Callable) -> list[inspect.Parameter]:
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return [p for p in inspect.signature(fn).parameters.values() if p.kind in kinds]
+
+
+def check_signature(op: Op, fn: Callable, where: str) -> None:
+    """kernel(*inputs) must take exactly the reference's positional inputs."""
+    want = positional_params(op.module.reference)
+    params = list(inspect.signature(fn).parameters.values())
+    got = positional_params(fn)
+    extra_required = [p for p in params if p.default is p.empty and p.kind in (p.KEYWORD_ONLY,)]
+    if len(got) != len(want) or extra_required or any(p.kind == p.VAR_POSITIONAL for p in params):
+        raise ProblemError(
+            f"{where}: kernel{inspect.signature(fn)} does not match "
+            f"reference{inspect.signature(op.module.reference)} in references/{op.name}.py "
+            f"(it must take the same {len(want)} input(s), in order)"
+        )
+
+
+def load_candidate(op: Op, path: str | Path, root: str | Path | None = None) -> Candidate:
+    """Import a candidate and check it against the contract (kernel exists, signature)."""
+    cand = import_candidate(op, path, root)
+    check_signature(op, cand.kernel, cand.where)
+    return cand
+
+
+def import_candidate(op: Op, path: str | Path, root: str | Path | None = None) -> Candidate:
+    """Import a candidate and find its `kernel`, without judging the signature."""
+    path = Path(path).resolve()
+    try:
+        where = str(path.relative_to(project_root(root)))
+    except ValueError:
+        where = str(path)
+    if not path.is_file():
+        raise ProblemError(f"{where}: no such kernel file")
+    module = load_module(path, f"kpipe_candidate_{op.name}_{path.stem}")
+    kernel = getattr(module, "kernel", None)
+    if kernel is None or not callable(kernel):
+        raise ProblemError(
+            f"{where}: defines no function `kernel` "
+            f"(a candidate must define kernel{inspect.signature(op.module.reference)})"
+        )
+    return Candidate(op=op.name, impl=path.stem, path=path, module=module, where=where)
+
+
+def detect_backend(module: ModuleType) -> str:
+    """Which DSL the candidate is written in, read off the objects it defines.
+
+    Triton's @jit (and its autotune/heuristics wrappers, and the interpreter's stand-in)
+    are objects from triton.runtime. CuTe DSL's @cute.jit / @cute.kernel leave plain
+    functions marked with `_dsl_cls`, at module level or as methods of a class.
+    """
+
+    def is_cute(obj) -> bool:
+        if callable(obj) and hasattr(obj, "_dsl_cls"):
+            return True
+        return isinstance(obj, type) and any(is_cute(v) for v in vars(obj).values())
+
+    values = list(vars(module).values())
+    if any(is_cute(v) for v in values):
+        return "cute"
+    if any((type(v).__module__ or "").startswith("triton.runtime") for v in values):
+        return "triton"
+    return "unknown"
+
+
+def ops_from_params(params: dict, root: str | Path | None = None) -> list[str]:
+    """The ops params.yaml asks for, each checked to exist."""
+    ops = params.get("ops") or []
+    known = list_ops(root)
+    for name in ops:
+        if name not in known:
+            raise ProblemError(
+                f"params.yaml: op {name!r} is listed under `ops` but there is no "
+                f"references/{name}.py (known ops: {', '.join(known) or 'none'})"
+            )
+    return list(ops)

@@ -1,0 +1,152 @@
+"""Nsight Compute: the command line the profile stage runs, and the figures read back from
+its report.
+
+ncu runs with --clock-control none (the card's clocks are left as they are) and keeps only
+the kernels launched inside the NVTX range `kpipe_profile`, which pipeline/measure/launch.py
+opens around one call: that catches a candidate's own kernels whatever they are called
+(Triton names, CuTe's mangled names, cuBLAS's nvjet_*), and nothing else.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+NVTX_RANGE = "kpipe_profile"
+
+# What we record, by ncu metric name -> our key. Units are ncu's base units.
+METRICS = {
+    "gpu__time_duration.sum": "gpu_time_ns",
+    "dram__bytes_read.sum": "dram_bytes_read",
+    "dram__bytes_write.sum": "dram_bytes_write",
+    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed": "dram_throughput_pct",
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed": "sm_throughput_pct",
+    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed": "compute_memory_throughput_pct",
+    "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active": "tensor_pipe_gmma_pct",
+    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active": "tensor_pipe_hmma_pct",
+    "sm__warps_active.avg.pct_of_peak_sustained_active": "achieved_occupancy_pct",
+    "launch__registers_per_thread": "registers_per_thread",
+    "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum": "local_store_bytes",
+    "l1tex__t_bytes_pipe_lsu_mem_local_op_ld.sum": "local_load_bytes",
+    "lts__t_sector_hit_rate.pct": "l2_hit_rate_pct",
+}
+SUMMED = {"gpu_time_ns", "dram_bytes_read", "dram_bytes_write", "local_store_bytes", "local_load_bytes"}
+SECTIONS = ["SpeedOfLight", "MemoryWorkloadAnalysis", "ComputeWorkloadAnalysis", "Occupancy", "LaunchStats"]
+
+
+def ncu_command(ncu: str, report: Path, tensor_roofline: bool, driver_args: list[str]) -> list[str]:
+    roofline = (
+        "SpeedOfLight_HierarchicalTensorRooflineChart" if tensor_roofline else "SpeedOfLight_RooflineChart"
+    )
+    cmd = [
+        ncu,
+        "--clock-control",
+        "none",
+        "--target-processes",
+        "all",
+        "--nvtx",
+        "--nvtx-include",
+        f"{NVTX_RANGE}/",
+        "--force-overwrite",
+        "--export",
+        str(report),
+    ]
+    for sec in SECTIONS + [roofline]:
+        cmd += ["--section", sec]
+    cmd += ["--metrics", ",".join(METRICS)]
+    return cmd + [sys.executable, "-m", "pipeline.measure.launch", "ncu", *driver_args]
+
+
+def read_report(report: Path) -> list[dict]:
+    """Per-kernel metrics from a .ncu-rep, through ncu_report (the pip package, or the copy in
+    ncu's extras/python); failing that, ncu's own CSV export."""
+    try:
+        ncu_report = _import_ncu_report()
+    except ImportError:
+        ncu_report = None
+    if ncu_report is not None:
+        ctx = ncu_report.load_report(str(report))
+        kernels = []
+        for r in range(ctx.num_ranges()):
+            rng = ctx.range_by_idx(r)
+            for a in range(rng.num_actions()):
+                action = rng.action_by_idx(a)
+                row = {"kernel": action.name()}
+                for name, key in METRICS.items():
+                    metric = action.metric_by_name(name)
+                    if metric is not None and metric.has_value():
+                        row[key] = metric.as_double()
+                kernels.append(row)
+        return kernels
+    ncu = shutil.which("ncu")
+    if not ncu:
+        raise RuntimeError("no ncu_report module and no ncu to export the report as CSV")
+    out = subprocess.run(
+        [ncu, "--import", str(report), "--csv", "--page", "raw", "--print-units", "base"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return parse_raw_csv(out)
+
+
+def _import_ncu_report():
+    try:
+        import ncu_report
+
+        return ncu_report
+    except ImportError:
+        ncu = shutil.which("ncu")
+        if not ncu:
+            raise
+        extras = Path(os.path.realpath(ncu)).parent / "extras" / "python"
+        sys.path.insert(0, str(extras))
+        import ncu_report
+
+        return ncu_report
+
+
+def parse_raw_csv(text: str) -> list[dict]:
+    """`ncu --csv --page raw --print-units base`: one row per kernel, a units row after the
+    header, numbers possibly quoted with thousands separators ("1,234,567")."""
+    rows = list(csv.reader(io.StringIO(text)))
+    header_at = next(i for i, r in enumerate(rows) if "Kernel Name" in r)
+    header, body = rows[header_at], rows[header_at + 1 :]
+    if body and (not body[0] or body[0][0] in ("", "ID")):  # the units row
+        body = body[1:]
+    kernels = []
+    for r in body:
+        if len(r) != len(header):
+            continue
+        rec = dict(zip(header, r))
+        row = {"kernel": rec.get("Kernel Name", "")}
+        for name, key in METRICS.items():
+            if name in rec and rec[name] not in ("", "n/a"):
+                row[key] = float(rec[name].replace(",", ""))
+        kernels.append(row)
+    return kernels
+
+
+def summarize(kernels: list[dict], cost_bytes: int) -> dict:
+    """One call's figures: sums for times and bytes, time-weighted means for percentages."""
+    total_time = sum(k.get("gpu_time_ns", 0.0) for k in kernels) or 1.0
+    out = {"kernels": [k["kernel"] for k in kernels], "launches": len(kernels)}
+    keys = {key for k in kernels for key in k if key != "kernel"}
+    for key in sorted(keys):
+        values = [(k[key], k.get("gpu_time_ns", 0.0)) for k in kernels if key in k]
+        if key in SUMMED:
+            out[key] = sum(v for v, _ in values)
+        elif key == "registers_per_thread":
+            out[key] = max(v for v, _ in values)
+        else:
+            out[key] = sum(v * t for v, t in values) / total_time
+    dram = out.get("dram_bytes_read", 0.0) + out.get("dram_bytes_write", 0.0)
+    out["dram_bytes"] = dram
+    out["cost_model_bytes"] = cost_bytes
+    out["dram_vs_cost_model"] = dram / cost_bytes if cost_bytes else None
+    return out
