@@ -10,7 +10,9 @@
 #   1. dvc repro                      every stage, GPU ones included
 #   2. git commit                     the run's dvc.lock and metrics, as a version
 #   3. kpipe status, kpipe report softmax, kpipe history
-#   4. benchmarks/timing_fidelity.py and tiny_kernel_probe.py; the tests marked gpu
+#   4. the judge: a correct softmax checked 20 times, every cheat and correct fixture
+#      (benchmarks/gpu_judge_probe.sh); unless SKIP_TIMING_BENCHMARKS is set,
+#      benchmarks/timing_fidelity.py, tiny_kernel_probe.py and the tests marked gpu
 #   5. kpipe tune TUNE_OP TUNE_IMPL   if asked: DVC experiments, stopping at roofline
 # Each step logs to $RUN_DIR/logs/<step>.log and a failing step does not stop the others.
 # At the end $RUN_DIR/results.tgz holds dvc.lock, metrics/, plots/, logs/ and the small
@@ -42,9 +44,16 @@ TAIL=40 step status kpipe status
 TAIL=0 step report-softmax kpipe report softmax
 TAIL=12 step history kpipe history
 export PYTHONPATH=$run${PYTHONPATH:+:$PYTHONPATH}    # the benchmarks import pipeline/
-TAIL=12 step fidelity python benchmarks/timing_fidelity.py --out logs/timing_fidelity.json
-TAIL=12 step tiny-probe python benchmarks/tiny_kernel_probe.py --ncu
-TAIL=12 step gpu-tests python -m pytest -q -m gpu -rs -p no:cacheprovider
+# The judge on this GPU: a correct Triton softmax 20 times with fresh secret seeds, then every
+# cheat, the correct fixtures and the peers (benchmarks/gpu_judge_probe.sh).
+TAIL=25 step judge20 bash -c 'seq 20 | xargs -P 5 -I{} sh -c "python -m pipeline check softmax \
+  kernels/softmax/triton.py --device cuda > logs/judge20-{}.log 2>&1; echo run {} exit \$?"'
+TAIL=60 step judge-probe env NO_STAGES=1 bash benchmarks/gpu_judge_probe.sh logs/judge softmax
+if [ -z "${SKIP_TIMING_BENCHMARKS:-}" ]; then
+  TAIL=12 step fidelity python benchmarks/timing_fidelity.py --out logs/timing_fidelity.json
+  TAIL=12 step tiny-probe python benchmarks/tiny_kernel_probe.py --ncu
+  TAIL=12 step gpu-tests python -m pytest -q -m gpu -rs -p no:cacheprovider
+fi
 if [ $# -ge 2 ]; then
   TAIL=25 step tune kpipe tune "$@"
   TAIL=30 step exp-show dvc exp show --md --only-changed

@@ -37,11 +37,12 @@ def load_vector_add():
 def measure(n: int, cfg) -> tuple:
     import torch
 
-    from pipeline.stages.bench import time_callable
+    from pipeline.measure.timing import time_callable
 
     op, kernel = load_vector_add()
     inputs = op.make_inputs(1, "cuda", torch.float32, n=n)
-    timing, _ = time_callable(kernel, inputs, op.bytes_moved(torch.float32, n=n), cfg)
+    other = op.make_inputs(2, "cuda", torch.float32, n=n)
+    timing = time_callable(kernel, [inputs, other], op.bytes_moved(torch.float32, n=n), cfg)
     return timing, kernel, inputs
 
 

@@ -21,3 +21,17 @@ def randn(seed: int, shape, *, device, dtype, scale: float = 1.0, shift: float =
     if shift != 0.0:
         x = x + shift
     return x.to(dtype)
+
+
+def with_specials(
+    t, seed: int, share: float = 0.02, values=(float("nan"), float("inf"), float("-inf"), -0.0)
+):
+    """`t` with a seeded `share` of its elements replaced by NaN, +-Inf or -0.0, for the
+    adversarial families of ops whose reference defines what those give."""
+    gen = torch.Generator(device="cpu").manual_seed(int(seed) ^ 0x5BEC1A15)
+    flat = t.reshape(-1)
+    k = max(1, int(flat.numel() * share))
+    where = torch.randint(0, flat.numel(), (k,), generator=gen)
+    picks = torch.tensor(values, dtype=torch.float64)[torch.randint(0, len(values), (k,), generator=gen)]
+    flat[where.to(flat.device)] = picks.to(device=flat.device, dtype=flat.dtype)
+    return t

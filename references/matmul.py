@@ -31,6 +31,25 @@ def make_inputs(seed, device, dtype, M, N, K):
     return a, b
 
 
+# Large magnitudes: partial sums far past fp16's 65504 for bf16 and fp32 inputs, so an
+# fp16 accumulator overflows; fp16 inputs stay where fp16 outputs can hold the result.
+def large_magnitude(seed, device, dtype, M, N, K):
+    scale = {torch.float16: 4.0, torch.bfloat16: 300.0}.get(dtype, 1000.0)
+    a = randn(seed, (M, K), device=device, dtype=dtype, scale=scale)
+    b = randn(seed + 1, (K, N), device=device, dtype=dtype, scale=scale)
+    return a, b
+
+
+ADVERSARIAL = {"large_magnitude": large_magnitude}
+
+
+def output_scale(a, b):
+    # A right output element is a K-long sum of products: its size is sqrt(K) rms(a) rms(b),
+    # whatever one element happens to cancel to (M = N = 1 would scale by one element).
+    rms = lambda t: float(t.double().pow(2).mean().sqrt()) if t.numel() else 0.0
+    return rms(a) * rms(b) * a.shape[1] ** 0.5
+
+
 def reference(a, b):
     return a.double() @ b.double()
 

@@ -2,7 +2,7 @@
 
 import torch
 
-from pipeline.inputs import randn
+from pipeline.inputs import randn, with_specials
 
 EPS = 1e-6
 
@@ -41,7 +41,14 @@ def tiny(seed, device, dtype, M, N):
     return make_inputs(seed, device, dtype, M, N, scale=1e-4)
 
 
-ADVERSARIAL = {"large": large, "tiny": tiny}
+# A NaN or Inf in a row makes that row's RMS NaN or Inf: the row comes out NaN (or 0/NaN
+# where x is finite and the RMS infinite), as the fp64 reference computes it.
+def specials(seed, device, dtype, M, N):
+    x, w = make_inputs(seed, device, dtype, M, N)
+    return with_specials(x, seed, share=0.5 / max(1, N), values=(float("nan"),)), w
+
+
+ADVERSARIAL = {"large": large, "tiny": tiny, "specials": specials}
 
 
 def reference(x, weight):

@@ -2,7 +2,7 @@
 
 import torch
 
-from pipeline.inputs import randn
+from pipeline.inputs import randn, with_specials
 
 # Shape keys: M rows of N columns; N is the row length.
 TEST_SHAPES = [
@@ -43,10 +43,27 @@ def large_negative(seed, device, dtype, M, N):
     return (randn(seed, (M, N), device=device, dtype=dtype, scale=4.0, shift=-1000.0),)
 
 
+# A left-padded attention mask: each row starts with a run of -inf of its own length (at
+# least one entry stays finite), which must not poison the running max and sum.
+def masked_rows(seed, device, dtype, M, N):
+    (x,) = make_inputs(seed, device, dtype, M, N)
+    gen = torch.Generator(device="cpu").manual_seed(seed)
+    starts = torch.randint(0, N, (M, 1), generator=gen).to(device)
+    return (x.masked_fill(torch.arange(N, device=device) < starts, float("-inf")),)
+
+
+# NaN, +-Inf anywhere: a row with a NaN is NaN throughout, as torch.softmax gives.
+def specials(seed, device, dtype, M, N):
+    (x,) = make_inputs(seed, device, dtype, M, N)
+    return (with_specials(x, seed, share=0.5 / max(1, N)),)
+
+
 ADVERSARIAL = {
     "large_spread": large_spread,
     "large_positive": large_positive,
     "large_negative": large_negative,
+    "masked_rows": masked_rows,
+    "specials": specials,
 }
 
 

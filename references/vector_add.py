@@ -2,7 +2,7 @@
 
 import torch
 
-from pipeline.inputs import randn
+from pipeline.inputs import randn, with_specials
 
 # Shape keys are ordered outermost first; the last key is the row (here: vector) length.
 TEST_SHAPES = [dict(n=1), dict(n=97), dict(n=1024), dict(n=4097), dict(n=100_003)]
@@ -24,6 +24,15 @@ def make_inputs(seed, device, dtype, n):
     x = randn(seed, (n,), device=device, dtype=dtype)
     y = randn(seed + 1, (n,), device=device, dtype=dtype, scale=0.5, shift=0.25)
     return x, y
+
+
+# NaN, +-Inf and -0.0 go through as IEEE addition says (inf + -inf is NaN).
+def specials(seed, device, dtype, n):
+    x, y = make_inputs(seed, device, dtype, n)
+    return with_specials(x, seed), with_specials(y, seed + 1)
+
+
+ADVERSARIAL = {"specials": specials}
 
 
 def reference(x, y):

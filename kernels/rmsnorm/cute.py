@@ -159,6 +159,8 @@ def _rmsnorm_host(
 
 
 def kernel(x, weight):
+    # The contract allows any strides: a strided view is copied once (a no-op when contiguous).
+    x, weight = x.contiguous(), weight.contiguous()
     if x.dim() != 2 or not x.is_contiguous() or weight.dim() != 1 or not weight.is_contiguous():
         raise ValueError(
             f"rmsnorm/cute takes a contiguous 2-D x and 1-D weight, got shapes "

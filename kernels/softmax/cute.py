@@ -187,6 +187,8 @@ def _softmax_host(
 
 
 def kernel(x):
+    # The contract allows any strides: a strided view is copied once (a no-op when contiguous).
+    x = x.contiguous()
     if x.dim() != 2 or not x.is_contiguous():
         raise ValueError(
             f"softmax/cute takes a contiguous 2-D tensor, got shape {tuple(x.shape)} strides {x.stride()}"

@@ -34,7 +34,10 @@ def softmax_kernel(
             mask = start + cols < n_cols
             x = tl.load(x_row + start + cols, mask=mask, other=-float("inf")).to(tl.float32)
             new_max = tl.maximum(row_max, tl.max(x, axis=0))
-            row_sum = row_sum * tl.exp(row_max - new_max) + tl.sum(tl.exp(x - new_max), axis=0)
+            # A chunk of only -inf (a left-padded mask) leaves the max at -inf, and
+            # -inf - -inf is NaN: subtract 0 instead until a finite entry turns up.
+            safe = tl.where(new_max == -float("inf"), 0.0, new_max)
+            row_sum = row_sum * tl.exp(row_max - safe) + tl.sum(tl.exp(x - safe), axis=0)
             row_max = new_max
         inv = 1.0 / row_sum
         for start in range(0, n_cols, BLOCK):
@@ -46,6 +49,8 @@ def softmax_kernel(
 
 
 def kernel(x):
+    # The contract allows any strides: a strided view is copied once (a no-op when contiguous).
+    x = x.contiguous()
     M, N = x.shape
     out = torch.empty_like(x)
     block = min(triton.next_power_of_2(N), CFG.MAX_BLOCK)

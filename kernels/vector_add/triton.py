@@ -19,6 +19,8 @@ def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 def kernel(x, y):
+    # The contract allows any strides: a strided view is copied once (a no-op when contiguous).
+    x, y = x.contiguous(), y.contiguous()
     out = torch.empty_like(x)
     n = x.numel()
     add_kernel[(triton.cdiv(n, CFG.BLOCK),)](x, y, out, n, BLOCK=CFG.BLOCK, num_warps=CFG.num_warps)

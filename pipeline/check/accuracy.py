@@ -29,14 +29,21 @@ import torch
 FIRST_MISMATCHES = 8  # how many bad elements a report shows
 
 
-def compare(out: torch.Tensor, ref: torch.Tensor, tol: dict) -> dict:
-    """Figures and verdict for one output. `tol`: rtol, atol, min_cossim, min_psnr_db."""
-    o = out.detach().to(torch.float64).reshape(-1)
-    r = ref.detach().to(device=o.device, dtype=torch.float64).reshape(-1)
+def compare(out: torch.Tensor, ref: torch.Tensor, tol: dict, scale: float | None = None) -> dict:
+    """Figures and verdict for one output. `tol`: rtol, atol, min_cossim, min_psnr_db.
+
+    Where the reference is NaN or +-Inf (NaN in, NaN out), the output must be the same
+    there; the figures are taken over the finite rest. `scale` (the op's output_scale) is
+    the size of a right output element when the output itself can be far smaller."""
+    o_all = out.detach().to(torch.float64).reshape(-1)
+    r_all = ref.detach().to(device=o_all.device, dtype=torch.float64).reshape(-1)
+    special = ~torch.isfinite(r_all)
+    special_bad = special & ~((torch.isnan(r_all) & torch.isnan(o_all)) | (o_all == r_all))
+    o, r = o_all[~special], r_all[~special]
     diff = (o - r).abs()
     finite = torch.isfinite(o)
     n_nonfinite = int((~finite).sum())
-    rms_ref = float(r.pow(2).mean().sqrt()) if r.numel() else 0.0
+    rms_ref = max(float(r.pow(2).mean().sqrt()) if r.numel() else 0.0, scale or 0.0)
     # A rounded output cannot do better than one subnormal step of its dtype (fp16 softmax
     # of a long row lives there: 1/20000 is below fp16's smallest normal).
     finfo = torch.finfo(out.dtype) if out.is_floating_point() else None
@@ -44,6 +51,9 @@ def compare(out: torch.Tensor, ref: torch.Tensor, tol: dict) -> dict:
     bound = tol["atol"] * rms_ref + tol["rtol"] * r.abs() + floor
     bad = ~(diff <= bound)  # NaN compares False, so it counts as bad
     n_bad = int(bad.sum())
+    n_special_bad = int(special_bad.sum())
+    bad_all = special_bad.clone()
+    bad_all[~special] = bad
 
     if n_nonfinite:
         max_abs = mse = math.inf
@@ -54,7 +64,7 @@ def compare(out: torch.Tensor, ref: torch.Tensor, tol: dict) -> dict:
         # Relative error only where the reference is not ~0 (relative to its RMS).
         significant = r.abs() > 1e-3 * rms_ref
         max_rel = float((diff[significant] / r.abs()[significant]).max()) if significant.any() else 0.0
-    peak = float(r.abs().max()) if r.numel() else 0.0
+    peak = max(float(r.abs().max()) if r.numel() else 0.0, scale or 0.0)
     if mse == 0.0:
         psnr = math.inf
     elif math.isinf(mse) or peak == 0.0:
@@ -74,6 +84,8 @@ def compare(out: torch.Tensor, ref: torch.Tensor, tol: dict) -> dict:
         min_cossim = min(min_cossim, 1.0 - 4.0 * (1.0 - _cosine(best, r)))
 
     reasons = []
+    if n_special_bad:
+        reasons.append(f"{n_special_bad} element(s) differ where the reference is NaN or Inf")
     if n_nonfinite:
         reasons.append(f"{n_nonfinite} non-finite output element(s)")
     if n_bad:
@@ -96,7 +108,7 @@ def compare(out: torch.Tensor, ref: torch.Tensor, tol: dict) -> dict:
     }
     if reasons:
         result["reason"] = "; ".join(reasons)
-        result["first_mismatches"] = first_mismatches(out, ref, bad)
+        result["first_mismatches"] = first_mismatches(out, ref, bad_all)
     return result
 
 

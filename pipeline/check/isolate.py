@@ -86,6 +86,7 @@ def _tail(path: Path, lines: int = 25) -> str:
 def _child(target: str, args_file: str, result_file: str) -> int:
     module_name, func_name = target.split(":")
     kwargs = json.loads(Path(args_file).read_text())
+    Path(args_file).unlink()  # it may hold a secret seed: gone before any other process starts
     try:
         result = getattr(importlib.import_module(module_name), func_name)(**kwargs)
     except BaseException as exc:  # reported, not raised: the parent decides what it means

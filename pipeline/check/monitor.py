@@ -1,30 +1,40 @@
-"""Watch one call of a candidate: which GPU kernels it launched, which torch ops it ran, and
-what it allocated.
+"""Watch one call of a candidate, inside the runner process: which kernels it launched,
+which torch ops it ran outside them, what it allocated, and what it did besides.
 
-Three things make a candidate hard to fool the harness with:
-  * launches are counted where Triton (compiled or interpreted) and CuTe DSL hand work to
-    the device, with the tensors each launch was given;
-  * every aten op the candidate runs *outside* a launch is logged. Allocation, views and
-    constant fills are allowed; anything that computes (add, softmax, copy_, to(dtype),
-    matmul ...) means torch, not a kernel, produced the output;
+What the watch records (the judge turns it into the real_kernel, bounds and
+unwritten_output rungs):
+  * launches, counted where Triton (compiled or interpreted) and CuTe DSL hand work to the
+    device. A Triton grid callable runs *outside* the launch: torch ops in it count.
+  * every aten op run outside a launch. Allocation, views and constant fills are allowed;
+    anything that computes means torch, not a kernel, produced the output. Ops are matched
+    by namespace and name (a custom op called `mylib::empty` is not `aten::empty`); a
+    custom op is judged by what its body runs, seen through a watch of its own.
+  * NumPy and DLPack views of tensors taken outside a launch (host compute no aten op
+    sees), and Python threads started or running during the call.
   * every tensor the candidate allocates is filled with poison (NaN first) and followed by
-    a red zone of canary bytes, so an output element never written shows up as poison and
-    a write past the end of the buffer shows up as a damaged red zone.
+    a red zone of canary bytes; after each launch its contents are kept, so an output
+    changed after its last launch (by anything at all) shows.
+This runs in the candidate's own process, so a candidate can patch it: it is one witness
+among several, and never the judge of correctness, which only ever looks at outputs.
 """
 
 from __future__ import annotations
 
 import contextlib
+import threading
 from dataclasses import dataclass, field
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-# aten ops that compute nothing from their inputs' values.
 ALLOCATING = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"}
 HARMLESS = {
     # views and metadata
     "view",
+    "reshape",
+    "flatten",
+    "unflatten",
+    "expand_as",
     "_unsafe_view",
     "as_strided",
     "t",
@@ -69,22 +79,35 @@ HARMLESS = {
     "record_stream",
     "set_",
 }
+# Fresh buffers that start out constant: tracked like empty ones, values kept.
+CONSTANT_ALLOCATING = {"zeros", "zeros_like", "full", "full_like", "new_zeros", "new_full", "ones",
+                       "ones_like", "new_ones"}  # fmt: skip
+# Moves between layouts of one dtype (what .contiguous() does): no value is computed.
+LAYOUT = {"clone", "copy_", "contiguous"}
 REDZONE_BYTES = 64 * 1024  # past the largest tail a 4096-wide fp32 block could overrun
 CANARY = 0xA5
+# Modules whose threads may run during a call (a DSL's own compile workers).
+THREAD_OWNERS = ("torch", "triton", "cutlass", "pipeline")
 
 
 @dataclass
 class Allocation:
     buffer: torch.Tensor  # the whole storage, red zone included
     used_bytes: int  # bytes the candidate asked for
+    after_launch: torch.Tensor | None = None  # contents right after the latest launch
+
+    def holds(self, t: torch.Tensor) -> bool:
+        start = self.buffer.data_ptr()
+        return start <= t.data_ptr() < start + self.used_bytes
 
 
 @dataclass
 class CallRecord:
     launches: int = 0
     launch_kinds: set = field(default_factory=set)
-    launch_ptrs: list = field(default_factory=list)  # (start, end) byte ranges given to launches
     torch_ops: list = field(default_factory=list)  # compute ops run outside launches
+    host_views: list = field(default_factory=list)  # .numpy(), __array__, __dlpack__ outside launches
+    threads: list = field(default_factory=list)  # Python threads started or running during the call
     allocations: list = field(default_factory=list)
 
     def redzone_damage(self) -> int:
@@ -95,9 +118,23 @@ class CallRecord:
             damaged += int((zone != CANARY).sum())
         return damaged
 
-    def passed_to_launch(self, tensor: torch.Tensor) -> bool:
-        start = tensor.data_ptr()
-        return any(lo <= start < hi for lo, hi in self.launch_ptrs)
+    def output_problem(self, out: torch.Tensor) -> str | None:
+        """Why `out` was not written by a kernel launch, or None: it must live in a buffer
+        the candidate allocated in this call, and hold what it held after its last launch."""
+        if out.numel() == 0:
+            return None
+        home = next((a for a in self.allocations if a.holds(out)), None)
+        if home is None:
+            return "the returned tensor was not allocated through torch during the call"
+        if home.after_launch is None:
+            return "the returned tensor was never written by a kernel launch (allocated after the last one)"
+        if not torch.equal(home.buffer[: home.used_bytes], home.after_launch):
+            return "the returned tensor was changed after the last kernel launch"
+        return None
+
+    def snapshot_allocations(self) -> None:
+        for a in self.allocations:
+            a.after_launch = a.buffer[: a.used_bytes].clone()
 
 
 class _Watch(TorchDispatchMode):
@@ -113,22 +150,49 @@ class _Watch(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        name = func.overloadpacket.__name__
         rec = self.monitor.record
         if rec is None or self.monitor.depth > 0:
             return func(*args, **kwargs)  # inside a launch (the interpreter uses torch)
+        namespace, name = getattr(func, "namespace", "aten"), func.overloadpacket.__name__
+        if namespace not in ("aten", "prims"):
+            body = _custom_op_body(func)
+            if body is not None:  # a custom op: judged by what its body runs
+                with _Watch(self.monitor):
+                    return body(*args, **kwargs)
+            rec.torch_ops.append(f"{namespace}::{name} (an op whose body cannot be seen)")
+            return func(*args, **kwargs)
         if name in ALLOCATING:
             return self.monitor.poisoned_alloc(func(*args, **kwargs))
+        if name in CONSTANT_ALLOCATING:
+            return self.monitor.poisoned_alloc(func(*args, **kwargs), keep_values=True)
+        if name in LAYOUT and _same_dtype(args):
+            return func(*args, **kwargs)  # a strided input made contiguous: a move, no compute
         if name not in HARMLESS:
             rec.torch_ops.append(str(func.name()) if hasattr(func, "name") else name)
         return func(*args, **kwargs)
+
+
+def _custom_op_body(func):
+    """The Python function behind a torch.library.custom_op, or None."""
+    try:
+        from torch._library.custom_ops import _maybe_get_opdef
+
+        opdef = _maybe_get_opdef(func._name if hasattr(func, "_name") else func)
+    except Exception:
+        return None
+    return getattr(opdef, "_init_fn", None)
+
+
+def _same_dtype(args) -> bool:
+    tensors = [a for a in args if isinstance(a, torch.Tensor)]
+    return all(t.dtype == tensors[0].dtype for t in tensors)
 
 
 _active: CallMonitor | None = None  # the monitor the launch wrappers report to
 
 
 class CallMonitor:
-    """`with monitor.call(poison) as rec:` around each call of a candidate."""
+    """`with monitor.call(poison) as rec:` around each watched call of a candidate."""
 
     def __init__(self):
         self.record: CallRecord | None = None
@@ -136,16 +200,20 @@ class CallMonitor:
         self.poison = float("nan")
         self._input_zones: dict[int, tuple] = {}
         _patch_launchers()
+        _patch_host_views()
+        _patch_threads()
 
     @contextlib.contextmanager
     def call(self, poison: float = float("nan")):
         global _active
         self.record, self.poison = CallRecord(), poison
         _active = self
+        running = [t for t in threading.enumerate() if t is not threading.current_thread()]
         try:
             with _Watch(self):
                 yield self.record
         finally:
+            self.record.threads += [_describe(t) for t in running if t.is_alive() and not _allowed(t)]
             self.record, _active = None, None
 
     def padded(self, inputs: tuple) -> tuple:
@@ -176,17 +244,20 @@ class CallMonitor:
                 damaged += int((buffer[used:] != CANARY).sum())
         return damaged
 
-    def poisoned_alloc(self, tensor: torch.Tensor) -> torch.Tensor:
-        """Re-home a fresh allocation at the start of a bigger buffer: poison, then canaries."""
+    def poisoned_alloc(self, tensor: torch.Tensor, keep_values: bool = False) -> torch.Tensor:
+        """Re-home a fresh allocation at the start of a bigger buffer: poison (or, for a
+        constant buffer such as torch.zeros, its values), then canaries."""
         if not isinstance(tensor, torch.Tensor) or tensor.device.type == "meta":
             return tensor
         used = tensor.untyped_storage().nbytes()
-        if used % tensor.element_size():
+        if used % tensor.element_size() or tensor.storage_offset():
             return tensor
         buffer = torch.empty(used + REDZONE_BYTES, dtype=torch.uint8, device=tensor.device)
         buffer[used:] = CANARY
         data = buffer[:used].view(tensor.dtype)
-        if tensor.is_floating_point():
+        if keep_values:
+            data.copy_(torch.as_strided(tensor, (used // tensor.element_size(),), (1,), 0))
+        elif tensor.is_floating_point():
             data.fill_(self.poison)
         elif tensor.dtype != torch.bool:
             data.fill_(torch.iinfo(tensor.dtype).max)
@@ -212,6 +283,12 @@ def _patch_launchers():
     except ImportError:
         pass
     try:
+        from triton.runtime.autotuner import Autotuner
+
+        _wrap(Autotuner, "run", "triton")  # one launch; its own benchmarking inside is exempt
+    except ImportError:
+        pass
+    try:
         from cutlass.base_dsl.jit_executor import JitExecutor
 
         _wrap(JitExecutor, "run_compiled_program", "cute")
@@ -219,7 +296,7 @@ def _patch_launchers():
         pass
 
 
-def _wrap(cls, method: str, kind: str):
+def _wrap(cls, method: str, kind: str, count: bool = True):
     original = getattr(cls, method)
     if getattr(original, "_kpipe_wrapped", False):
         return
@@ -229,18 +306,80 @@ def _wrap(cls, method: str, kind: str):
         if monitor is None:
             return original(self_, *args, **kwargs)
         rec = monitor.record
-        if rec is not None and monitor.depth == 0:
+        if count and rec is not None and monitor.depth == 0:
             rec.launches += 1
             rec.launch_kinds.add(kind)
-            for a in (*args, *kwargs.values()):
-                if isinstance(a, torch.Tensor):
-                    start = a.data_ptr()
-                    rec.launch_ptrs.append((start, start + a.untyped_storage().nbytes()))
+        if callable(kwargs.get("grid")):
+            kwargs["grid"] = _outside_launch(monitor, kwargs["grid"])
         monitor.depth += 1
         try:
             return original(self_, *args, **kwargs)
         finally:
+            if count and rec is not None and monitor.depth == 1:
+                rec.snapshot_allocations()  # still inside the launch: not the candidate's op
             monitor.depth -= 1
 
     launch._kpipe_wrapped = True
     setattr(cls, method, launch)
+
+
+def _outside_launch(monitor: CallMonitor, fn):
+    """A Triton grid callable runs inside JITFunction.run, but it is the candidate's Python:
+    torch ops in it are watched like any other."""
+
+    def grid(*args, **kwargs):
+        depth, monitor.depth = monitor.depth, 0
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            monitor.depth = depth
+
+    return grid
+
+
+def _patch_host_views():
+    """NumPy and DLPack views let host code compute where no aten op sees it."""
+    for name in ("numpy", "__array__", "__dlpack__"):
+        original = getattr(torch.Tensor, name, None)
+        if original is None or getattr(original, "_kpipe_wrapped", False):
+            continue
+
+        def view(self_, *args, _original=original, _name=name, **kwargs):
+            monitor = _active
+            if monitor is not None and monitor.record is not None and monitor.depth == 0:
+                monitor.record.host_views.append(_name)
+            return _original(self_, *args, **kwargs)
+
+        view._kpipe_wrapped = True
+        setattr(torch.Tensor, name, view)
+
+
+def _patch_threads():
+    """Threads started during a call are recorded (a watch is per thread; work in another
+    thread would be invisible to it)."""
+    original = threading.Thread.start
+    if getattr(original, "_kpipe_wrapped", False):
+        return
+
+    def start(self_, *args, **kwargs):
+        monitor = _active
+        if monitor is not None and monitor.record is not None and not _allowed(self_):
+            monitor.record.threads.append(_describe(self_))
+        return original(self_, *args, **kwargs)
+
+    start._kpipe_wrapped = True
+    threading.Thread.start = start
+
+
+def _owner(t: threading.Thread) -> str:
+    target = getattr(t, "_target", None) or getattr(type(t), "run", None)
+    return getattr(target, "__module__", "") or ""
+
+
+def _allowed(t: threading.Thread) -> bool:
+    owner = _owner(t)
+    return owner.split(".")[0] in THREAD_OWNERS
+
+
+def _describe(t: threading.Thread) -> str:
+    return f"{t.name} ({_owner(t) or type(t).__name__})"

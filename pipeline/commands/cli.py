@@ -18,7 +18,7 @@ EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE, EXIT_UNVERIFIED = 0, 1, 2, 4
 
 
 def cmd_check(args) -> int:
-    from pipeline.check.harness import new_secret, resolve_device, run_checks, settings_for
+    from pipeline.check.judge import new_secret, resolve_device, run_checks, settings_for
     from pipeline.core.params import load_params
     from pipeline.core.problem import ProblemError, load_op, project_root
 
@@ -55,6 +55,9 @@ def cmd_check(args) -> int:
                     "device": device,
                     "secret_seed": secret,
                     "needs_gpu": res.get("needs_gpu", []),
+                    "unverified_dtypes": res.get("unverified_dtypes", []),
+                    "isolation": res.get("isolation", ""),
+                    "seconds": res.get("seconds"),
                     "rungs": res["rungs"],
                 },
                 default=str,
@@ -67,6 +70,8 @@ def cmd_check(args) -> int:
         if verdict != "accepted":
             print(render_report(args.op, device, secret, {path.stem: res}))
         print(f"{verdict.upper()}: {res['reason']}")
+        if res.get("unverified_dtypes"):
+            print(f"unverified here (no accuracy rung could run): {', '.join(res['unverified_dtypes'])}")
         if res.get("needs_gpu"):
             print(f"still needs a GPU: {', '.join(res['needs_gpu'])}")
     return {"accepted": EXIT_ACCEPTED, "rejected": EXIT_REJECTED}.get(verdict, EXIT_UNVERIFIED)

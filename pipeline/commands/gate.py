@@ -159,6 +159,9 @@ def gate_op(
                 )
         elif verdict != ACCEPTED:
             blocks.append(f"{where}: unexpected test verdict {verdict!r}")
+        elif rec.get("unverified_dtypes"):
+            say(f"  {where}: accepted here; unverified: {', '.join(rec['unverified_dtypes'])} (needs a GPU; "
+                "kpipe verify --strict names the commit until a GPU run)")  # fmt: skip
     failure_report = report.read_text() if incorrect and report.is_file() else ""
     verdicts = ", ".join(f"{i} {r.get('verdict')}" for i, r in (tested.get("candidates") or {}).items())
     say(

@@ -11,7 +11,8 @@ alone (nothing is checked out or run):
   2. compile@<op> and test@<op> ran for every op in params.yaml.
   3. The metrics say correct: every kernels/<op>/<impl>.py has a test verdict, none is
      "rejected", and every candidate compiled. "unverified" (a kernel only a GPU can check,
-     committed with KPIPE_ALLOW_UNVERIFIED=1) is reported, and is a failure with --strict.
+     committed with KPIPE_ALLOW_UNVERIFIED=1, or an accepted one whose bf16 rungs never ran
+     on a GPU) is reported, and is a failure with --strict.
 
 This is what catches `git commit --no-verify`. Outputs DVC caches (dumps/, reports/) are
 not in git and are not checked. Commits without a dvc.yaml predate the pipeline and are
@@ -166,6 +167,12 @@ def check_verdicts(tree, reader: TreeReader, op: str, stages: dict, found: Findi
             found.add(UNVERIFIED, where, f"unverified: {rec.get('reason')}")
         elif rec.get("verdict") != ACCEPTED:
             found.add(INCORRECT, where, f"unknown test verdict {rec.get('verdict')!r}")
+        elif rec.get("unverified_dtypes"):  # accepted where it ran; these rungs never ran on a GPU
+            found.add(
+                UNVERIFIED,
+                where,
+                f"accepted, but its {', '.join(rec['unverified_dtypes'])} rungs never ran on a GPU",
+            )
         comp = compiled.get(impl)
         if comp is not None and comp.get("status") != "ok":
             err = comp.get("error") or {}

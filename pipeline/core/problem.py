@@ -58,6 +58,17 @@ class Op:
     def n_inputs(self) -> int:
         return len(positional_params(self.module.reference))
 
+    @property
+    def signature(self) -> str:
+        return str(inspect.signature(self.module.reference))
+
+    def output_scale(self, inputs) -> float | None:
+        """The size of a right output element for these inputs, where the output itself can
+        be far smaller (a dot product that cancels): the reference's optional
+        output_scale(*inputs). The error allowed is relative to it."""
+        fn = getattr(self.module, "output_scale", None)
+        return float(fn(*inputs)) if fn else None
+
     def tolerance(self, dtype) -> dict:
         tol = self.module.TOLERANCE
         if dtype not in tol:

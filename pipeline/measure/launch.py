@@ -1,9 +1,11 @@
-"""Child processes the profile stage starts, one call of one candidate each:
+"""Child processes the profile stage and the judge start, one call of one candidate each:
 
 python -m pipeline.measure.launch ncu OP FILE DTYPE SHAPE_INDEX ROOT
     under ncu: warm up, then one call inside the NVTX range ncu keeps
 python -m pipeline.measure.launch proton OP FILE DTYPE SHAPE_INDEX ROOT STEM
     one call under Proton's instrumentation backend; it writes STEM.hatchet
+python -m pipeline.measure.launch sanitize OP FILE DTYPE SHAPE_JSON SEED ROOT
+    one call under compute-sanitizer (the judge's memory_safety rung)
 """
 
 from __future__ import annotations
@@ -13,23 +15,49 @@ import sys
 
 
 def run_candidate(op_name: str, path: str, dtype_name: str, shape_index: int, root: str) -> int:
-    """Under ncu: warm up (compile, autotune), then one call inside the NVTX range."""
+    """Under ncu: warm up (compile, autotune), then one call on inputs it has not seen
+    (new tensors, new values) inside the NVTX range, synchronised, so every kernel of the
+    call is inside it whatever stream it ran on."""
+    import secrets
+
     import torch
 
     from pipeline.core.problem import load_candidate, load_op
+    from pipeline.core.sandbox import lock_down
     from pipeline.measure.ncu import NVTX_RANGE
 
     op = load_op(op_name, root)
+    lock_down(root)  # the candidate's code runs from here on
     cand = load_candidate(op, path, root)
     shape = op.BENCH_SHAPES[shape_index]
-    inputs = op.make_inputs(20261130, "cuda", getattr(torch, dtype_name), **shape)
+    dtype = getattr(torch, dtype_name)
+    warm = op.make_inputs(secrets.randbelow(2**31), "cuda", dtype, **shape)
     for _ in range(2):
-        cand.kernel(*inputs)
+        cand.kernel(*warm)
+    inputs = op.make_inputs(secrets.randbelow(2**31), "cuda", dtype, **shape)
     torch.cuda.synchronize()
     torch.cuda.nvtx.range_push(NVTX_RANGE)
     cand.kernel(*inputs)
     torch.cuda.synchronize()
     torch.cuda.nvtx.range_pop()
+    return 0
+
+
+def run_sanitized(op_name: str, path: str, dtype_name: str, shape: str, seed: int, root: str) -> int:
+    """Under compute-sanitizer: one call at a small odd shape, synchronised."""
+    import json
+
+    import torch
+
+    from pipeline.core.problem import load_candidate, load_op
+    from pipeline.core.sandbox import lock_down
+
+    op = load_op(op_name, root)
+    lock_down(root)
+    cand = load_candidate(op, path, root)
+    inputs = op.make_inputs(seed, "cuda", getattr(torch, dtype_name), **json.loads(shape))
+    cand.kernel(*inputs)
+    torch.cuda.synchronize()
     return 0
 
 
@@ -62,9 +90,14 @@ def main(argv=None) -> int:
         for name in ("op", "file", "dtype", "shape_index", "root"):
             p.add_argument(name, type=int if name == "shape_index" else str)
     sub.choices["proton"].add_argument("stem")
+    p = sub.add_parser("sanitize")
+    for name in ("op", "file", "dtype", "shape", "seed", "root"):
+        p.add_argument(name, type=int if name == "seed" else str)
     a = parser.parse_args(argv)
     if a.tool == "ncu":
         return run_candidate(a.op, a.file, a.dtype, a.shape_index, a.root)
+    if a.tool == "sanitize":
+        return run_sanitized(a.op, a.file, a.dtype, a.shape, a.seed, a.root)
     return run_proton(a.op, a.file, a.dtype, a.shape_index, a.root, a.stem)
 
 

@@ -39,6 +39,13 @@ SUMMED = {"gpu_time_ns", "dram_bytes_read", "dram_bytes_write", "local_store_byt
 SECTIONS = ["SpeedOfLight", "MemoryWorkloadAnalysis", "ComputeWorkloadAnalysis", "Occupancy", "LaunchStats"]
 
 
+def witness_command(ncu: str, report: Path, driver_args: list[str]) -> list[str]:
+    """ncu timing one call (every kernel of it, on any stream) and nothing else."""
+    cmd = [ncu, "--clock-control", "none", "--target-processes", "all", "--nvtx", "--nvtx-include",
+           f"{NVTX_RANGE}/", "--force-overwrite", "--export", str(report), "--metrics", "gpu__time_duration.sum"]  # fmt: skip
+    return cmd + [sys.executable, "-m", "pipeline.measure.launch", "ncu", *driver_args]
+
+
 def ncu_command(ncu: str, report: Path, tensor_roofline: bool, driver_args: list[str]) -> list[str]:
     roofline = (
         "SpeedOfLight_HierarchicalTensorRooflineChart" if tensor_roofline else "SpeedOfLight_RooflineChart"

@@ -121,8 +121,16 @@ class _Sampler:
         )
 
 
-def time_events(fn: Callable[[], object], cfg: TimingConfig, keep: Callable | None = None) -> Timing:
-    """Median of single calls, each after an L2 flush; `keep(out)` sees some outputs."""
+# Bound before any candidate is imported: torch.cuda.Event.elapsed_time is Python, and a
+# module can rebind it; the C method underneath it cannot be.
+_ELAPSED_MS = getattr(torch._C._CudaEventBase, "elapsed_time", None) or torch.cuda.Event.elapsed_time
+
+
+def time_events(fn: Callable[[], object], cfg: TimingConfig, keep: Callable | None = None,
+                before: Callable[[int], None] | None = None) -> Timing:  # fmt: skip
+    """Median of single calls, each after an L2 flush. `before(k)` runs ahead of call k
+    (untimed: the bench puts new input contents in place there); `keep(k, out)` sees every
+    output."""
     flush = torch.empty(2 * l2_bytes(), dtype=torch.uint8, device="cuda")
     t_end = time.perf_counter() + cfg.warmup_ms / 1e3
     while time.perf_counter() < t_end:
@@ -134,16 +142,18 @@ def time_events(fn: Callable[[], object], cfg: TimingConfig, keep: Callable | No
             n = 10
             starts = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
             ends = [torch.cuda.Event(enable_timing=True) for _ in range(n)]
-            out = None
             for i in range(n):
+                k = len(sampler.samples) + i
+                if before is not None:
+                    before(k)
                 flush.zero_()
                 starts[i].record()
                 out = fn()
                 ends[i].record()
+                if keep is not None:
+                    keep(k, out)
             torch.cuda.synchronize()
-            sampler.samples += [s.elapsed_time(e) * 1e3 for s, e in zip(starts, ends)]
-            if keep is not None:
-                keep(out)
+            sampler.samples += [_ELAPSED_MS(s, e) * 1e3 for s, e in zip(starts, ends)]
     return sampler.result("events", 1, clocks.summary())
 
 
@@ -193,11 +203,11 @@ def time_graph(
             graph.replay()
             end.record()
             end.synchronize()
-            sampler.samples.append(start.elapsed_time(end) * 1e3 / copies)
-    if keep is not None:
-        for _, outs in captured:
-            for out in outs:
-                keep(out)
+            sampler.samples.append(_ELAPSED_MS(start, end) * 1e3 / copies)
+    if keep is not None:  # what each call's output holds after the last replay
+        for p, (_, outs) in enumerate(captured):
+            for i, out in enumerate(outs):
+                keep(p * copies + i, out)
     timing = sampler.result("graph", copies, clocks.summary())
     timing.placements = len(graphs)
     return timing
@@ -302,3 +312,30 @@ class ClockMonitor:
             "clock_drop": min(sm) < 0.9 * max(sm),
             "samples": len(self.rows),
         }
+
+
+def time_callable(
+    fn, sets: list[tuple], nbytes: int, cfg: TimingConfig, keep: Callable | None = None
+) -> Timing:
+    """Time `fn` with its method picked by its own duration. Calls alternate between the
+    input sets (call k gets sets[k % len(sets)]' contents), so a kernel that recognises
+    inputs it has seen has nothing to recognise; `keep(k, out)` sees each call's output.
+
+    events: one set of input buffers; before each call the next set's contents are copied
+    in (untimed). graph: each captured call has its own copy, of set k % len(sets)."""
+    buffers = tuple(t.clone() for t in sets[0])
+    estimate = quick_estimate_us(lambda: fn(*buffers))
+    if estimate < cfg.graph_below_us:
+        copies = {}
+
+        def make_call(k):
+            args = copies.setdefault(k, tuple(t.clone() for t in sets[k % len(sets)]))
+            return lambda: fn(*args)
+
+        return time_graph(make_call, nbytes, cfg, keep=keep)
+
+    def before(k):
+        for buffer, src in zip(buffers, sets[k % len(sets)]):
+            buffer.copy_(src)
+
+    return time_events(lambda: fn(*buffers), cfg, keep=keep, before=before)

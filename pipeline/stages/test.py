@@ -19,7 +19,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from pipeline.check.harness import new_secret, resolve_device, run_checks, settings_for
+from pipeline.check.judge import new_secret, resolve_device, run_checks, settings_for
 from pipeline.check.report import render_report
 from pipeline.core.jsonio import write_json, write_text
 from pipeline.core.params import section
@@ -83,6 +83,8 @@ def stage_record(res: dict) -> dict:
         "seconds",
         "worst",
         "needs_gpu",
+        "unverified_dtypes",
+        "isolation",
         "rungs",
     )
     return {k: res.get(k) for k in keep}

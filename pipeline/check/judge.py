@@ -1,0 +1,649 @@
+"""The judge: named correctness checks ("rungs") a candidate must pass, decided in a process
+that never imports the candidate.
+
+The judge makes every input from a secret seed, holds the reference and the comparison,
+and decides. The candidate lives in a runner process (pipeline/check/runner.py) that gets
+concrete inputs, calls kernel(), and sends the output back by value; nothing the
+candidate does at import or call time reaches the judge except those outputs. The test
+stage and `kpipe check` both call `check_candidate` through `run_checks`.
+
+Rungs, in the order their failure is reported as *the* reason:
+  import, signature     the module imports in the runner; kernel() takes the reference's inputs
+  process               the runner neither crashed nor hung
+  workspace             the runner changed no file of the project (references, kernels,
+                        pipeline, params): hashes before and after
+  run                   output is a plain torch.Tensor (no subclass) of the right shape,
+                        dtype and device
+  real_kernel           a Triton/CuTe launch produced the output: no torch compute, NumPy
+                        or DLPack views, or Python threads; the output was allocated in the
+                        call and is what the last launch left
+  deferred_output       (GPU) the output was complete once the caller's stream was
+                        synchronised: no work left on another stream
+  no_cached_results     the same buffers with new contents (whole, or one element), repeated
+                        calls on equal inputs: every output right; earlier outputs stay put
+                        and are never handed out again
+  inputs_untouched      inputs are bit-identical after the call
+  bounds                no write past the end of a buffer (red zones)
+  unwritten_output      a second run with a different poison agrees: every element written
+  accuracy/<dtype>/<family>
+                        error figures against the reference (pipeline/check/accuracy.py),
+                        on the cases pipeline/check/plan.py draws
+About a third of the calls, chosen from the secret seed, run with no monitor at all;
+their outputs are judged the same way, so a kernel that behaves only when watched fails.
+`kpipe check --seed S` replays a run's cases exactly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import secrets
+import tempfile
+import time
+from pathlib import Path
+
+from pipeline.check.plan import Case, dtype_name, plan_cases
+from pipeline.core.sandbox import Child, ChildDied, not_dumpable
+
+PRIORITY = (
+    "import",
+    "signature",
+    "process",
+    "workspace",
+    "run",
+    "no_cached_results",
+    "real_kernel",
+    "deferred_output",
+    "inputs_untouched",
+    "bounds",
+    "unwritten_output",
+    "memory_safety",
+    "accuracy",
+)
+POISON_1, POISON_2 = float("nan"), 7777.0
+MAX_FAILURES_PER_RUNG = 3
+UNWATCHED_SHARE = 3  # one call in this many runs with no monitor at all
+WATCHED_FIRST = 6  # ... after this many watched ones
+MANY_CALLS = 100  # calls before the one judged by the many-calls probe
+GPU_WITNESSED = 12  # on a GPU, the first watched calls also have CUPTI name every kernel
+# Packages a candidate's DSL comes from: missing ones make a candidate unverified here.
+DSL_PACKAGES = {"cutlass": "nvidia-cutlass-dsl (CuTe DSL)", "tilelang": "tilelang"}
+# What a candidate's runner must leave as it found it (hashed before and after).
+PROTECTED = ("references", "kernels", "pipeline", "params.yaml", "dvc.yaml", "metrics/dvc.yaml")
+
+DEFAULTS = {
+    "trials": 2,
+    "random_shapes": 1,
+    "adversarial_shapes": 2,
+    "max_failures": 8,
+    "max_work": {"cpu": 2**23, "cuda": 2**31},
+    "shape_scale": {"cpu": 1, "cuda": 8},
+}
+
+
+def settings_for(params: dict, op: str) -> tuple[dict, float, str]:
+    from pipeline.core.params import section
+
+    sec = section(params, "test", op)
+    settings = {k: sec.get(k, v) for k, v in DEFAULTS.items()}
+    return settings, float(sec.get("timeout_s", 300)), str(sec.get("device", "auto"))
+
+
+def new_secret() -> int:
+    return secrets.randbelow(2**31)
+
+
+# ---------------------------------------------------------------------------- the runner
+
+
+# One call in a process that has loaded none of the judge's modules, as a user's program
+# would: a kernel that is right only while it can see the judge is wrong here.
+BARE_CALL = """
+import importlib.util, pickle, sys
+from multiprocessing.connection import Connection
+conn = Connection(int(sys.argv[1]))
+msg = pickle.loads(conn.recv_bytes())
+spec = importlib.util.spec_from_file_location("candidate", msg["path"])
+module = importlib.util.module_from_spec(spec)
+sys.modules["candidate"] = module
+spec.loader.exec_module(module)
+out = module.kernel(*msg["inputs"])
+import torch
+if torch.cuda.is_available():
+    torch.cuda.synchronize()
+out = out.detach().clone() if type(out) is torch.Tensor else None
+conn.send_bytes(pickle.dumps({"out": out}, protocol=5))
+"""
+
+
+def runner(device: str, scratch: Path, timeout_s: float, bare: bool = False) -> Child:
+    """A runner process (pipeline/check/runner.py) for one candidate, or a bare one."""
+    env = {}
+    if device == "cpu":
+        env["TRITON_INTERPRET"] = "1"  # Triton kernels run on the CPU through its interpreter
+        env["OMP_NUM_THREADS"] = "1"  # judge and runner take turns: one thread each is faster
+    return Child("pipeline.check.runner", scratch, timeout_s, env, code=BARE_CALL if bare else "")
+
+
+def workspace_hashes(root: Path) -> dict[str, str]:
+    """md5, size and mtime of every protected file (bytecode caches aside)."""
+    found = {}
+    for name in PROTECTED:
+        base = root / name
+        paths = [base] if base.is_file() else sorted(base.rglob("*")) if base.is_dir() else []
+        for p in paths:
+            if p.is_file() and "__pycache__" not in p.parts:
+                st = p.stat()
+                found[str(p.relative_to(root))] = (
+                    f"{hashlib.md5(p.read_bytes()).hexdigest()} {st.st_mtime_ns}"
+                )
+    return found
+
+
+# ---------------------------------------------------------------------------- the rungs
+
+
+class Rungs:
+    """Accumulates per-rung results: ok until a failure, with worst figures and examples."""
+
+    def __init__(self, progress: Path | None = None):
+        self.rungs: dict[str, dict] = {}
+        self.failures: list[dict] = []
+        self.figures: dict[str, list] = {}
+        self.failed_cases = 0
+        self.stopped = ""  # why the judge gave up early, if it did
+        self.progress = progress
+        self.progress_cases: list[str] = []
+        self.isolation = ""  # what the runner could lock down (pipeline/check/runner.py)
+
+    def note(self, **event):
+        """Progress, kept for the report if the runner dies or hangs."""
+        if "case" in event:
+            self.progress_cases.append(event["case"])
+        if self.progress:
+            with open(self.progress, "a") as f:
+                f.write(json.dumps(event, default=str) + "\n")
+
+    def passed(self, name: str, figures: dict | None = None):
+        r = self.rungs.setdefault(name, {"ok": True, "cases": 0, "failed": 0})
+        r["cases"] += 1
+        if figures:
+            self.figures.setdefault(name, []).append(figures)
+
+    def failed(self, name: str, reason: str, case: Case | None = None, **details):
+        r = self.rungs.setdefault(name, {"ok": True, "cases": 0, "failed": 0})
+        r["cases"] += 1
+        r["failed"] += 1
+        self.failed_cases += 1
+        if r["ok"]:
+            self.note(failed=name, reason=reason)
+            r["ok"] = False
+            r["reason"] = reason
+            if case is not None:
+                r["case"] = case.label()
+        if details.get("figures"):
+            self.figures.setdefault(name, []).append(details["figures"])
+        if r["failed"] <= MAX_FAILURES_PER_RUNG:
+            self.failures.append(
+                {"rung": name, "reason": reason, **(case.describe() if case else {}), **details}
+            )
+
+    def decided(self, max_failures: int) -> bool:
+        """Enough to reject: a fault other than accuracy, or max_failures wrong outputs."""
+        faults = [n for n, r in self.rungs.items() if r.get("ok") is False and not n.startswith("accuracy/")]
+        return bool(faults) or self.failed_cases >= max_failures
+
+    def needs_gpu(self, name: str, why: str, status: str = "needs GPU"):
+        """A rung that cannot run on this machine: recorded as such, never as passed."""
+        self.rungs.setdefault(name, {"ok": None, "status": status, "reason": why})
+
+    def finish(self) -> dict:
+        from pipeline.check.accuracy import worst
+
+        for name, figs in self.figures.items():
+            self.rungs[name].update(worst(figs))
+        return self.rungs
+
+
+class Checker:
+    """One candidate's runner, and a rung function for each thing a call can get wrong."""
+
+    def __init__(self, op, runner: Child, device: str, rungs: Rungs, secret: int):
+        self.op, self.runner, self.device, self.rungs = op, runner, device, rungs
+        self.watch_rng = random.Random(secret ^ 0x5EED)  # which calls run unwatched
+        self.calls = 0
+        self.cuda_broken = False
+
+    def call(self, inputs, poison=POISON_1, watch: bool | None = None, into: bool = False,
+             again: bool = False, warm: int = 0) -> dict:  # fmt: skip
+        if watch is None:  # the first calls are watched: red zones catch an overrun before it crashes
+            watch = self.calls < WATCHED_FIRST or self.watch_rng.randrange(UNWATCHED_SHARE) != 0
+        self.calls += 1
+        reply = self.runner.ask({"cmd": "call", "inputs": [] if again else list(inputs), "watch": watch,
+                                 "poison": poison, "into": into, "again": again, "warm": warm,
+                                 "witness": watch and self.calls <= GPU_WITNESSED})  # fmt: skip
+        reply.setdefault("record", {})
+        return reply
+
+    def raised(self, reply: dict, rung: str, case: Case) -> bool:
+        if "raised" not in reply:
+            return False
+        self.rungs.failed(rung, f"raised {reply['raised']}", case)
+        self.cuda_broken |= bool(reply.get("cuda"))  # an illegal address poisons the context
+        return True
+
+    def run_case(self, case: Case) -> None:
+        inputs = case.inputs(self.device)
+        ref = self.op.reference(*inputs)
+        reply = self.call(inputs)
+        if self.raised(reply, case.rung, case):
+            return
+        out, record = reply["out"], reply["record"]
+        if not self.check_run(out, record, ref, inputs, case):
+            return
+        self.check_real_kernel(record, case)
+        self.check_record(record, case)
+        self.check_accuracy(out, ref, inputs, case, case.rung)
+        self.rungs.note(case=case.label())
+
+    def check_run(self, out, record: dict, ref, inputs, case: Case) -> bool:
+        import torch
+
+        if out is None:
+            self.rungs.failed(
+                "run", f"kernel() returned {record.get('type')}, not a plain torch.Tensor", case
+            )
+            return False
+        problems = []
+        if tuple(out.shape) != tuple(ref.shape):
+            problems.append(f"shape {tuple(out.shape)} != expected {tuple(ref.shape)}")
+        if out.dtype != inputs[0].dtype:
+            problems.append(f"dtype {out.dtype} != input dtype {inputs[0].dtype}")
+        if out.device.type != torch.device(self.device).type:
+            problems.append(f"device {out.device} != input device {self.device}")
+        if problems:
+            self.rungs.failed("run", "; ".join(problems), case)
+            return False
+        self.rungs.passed("run")
+        return True
+
+    def check_real_kernel(self, record: dict, case: Case) -> None:
+        if "launches" not in record:
+            return  # an unwatched call: only its output is judged
+        why = None
+        gpu = record.get("gpu_kernels")
+        own = [k for k in gpu or [] if not _torch_kernel(k)]
+        torch_compute = [k for k in gpu or [] if _torch_kernel(k) and not _moves_data(k)]
+        if record["launches"] == 0 and not own:
+            why = "no Triton or CuTe kernel was launched"
+        elif torch_compute:
+            why = (
+                f"the GPU ran torch's own compute kernels ({'; '.join(sorted(set(torch_compute))[:3])[:300]})"
+            )
+        elif record["torch_ops"]:
+            why = f"torch ops ran outside any kernel ({', '.join(sorted(set(record['torch_ops']))[:6])})"
+        elif record["host_views"]:
+            why = f"host code saw the data through {', '.join(sorted(set(record['host_views'])))}"
+        elif record["threads"]:
+            why = f"Python thread(s) ran beside the call: {', '.join(record['threads'][:3])}"
+        elif record["output_problem"]:
+            why = record["output_problem"]
+        if why:
+            self.rungs.failed("real_kernel", f"no kernel computed the output: {why}", case)
+        else:
+            self.rungs.passed("real_kernel")
+
+    def check_record(self, record: dict, case: Case) -> None:
+        """The rungs the runner's own observations decide: deferred work, reused or changed
+        outputs, inputs written, red zones."""
+        rungs = self.rungs
+        if record.get("deferred"):
+            rungs.failed("deferred_output", "the output changed after the caller's stream was "
+                         "synchronised: work left running on another stream", case)  # fmt: skip
+        elif "deferred" in record:
+            rungs.passed("deferred_output")
+        if record.get("reused_buffer"):
+            rungs.failed("no_cached_results", "returned a buffer it had already returned, which the "
+                         "caller still holds", case)  # fmt: skip
+        elif record.get("earlier_output_changed"):
+            rungs.failed("no_cached_results", "an earlier output changed when kernel() was called "
+                         "again (it reuses a returned buffer)", case)  # fmt: skip
+        if record.get("inputs_changed"):
+            rungs.failed(
+                "inputs_untouched", f"input {record['inputs_changed'][0]} was modified in place", case
+            )
+        else:
+            rungs.passed("inputs_untouched")
+        if record.get("redzone_damage"):
+            rungs.failed("bounds", f"wrote past the end of a buffer ({record['redzone_damage']} canary "
+                         "byte(s) overwritten): a missing mask?", case)  # fmt: skip
+        elif "redzone_damage" in record:
+            rungs.passed("bounds")
+
+    def check_accuracy(self, out, ref, inputs, case: Case, rung: str, why: str = "") -> bool:
+        from pipeline.check.accuracy import compare
+
+        result = compare(out, ref, self.op.tolerance(case.dtype), scale=self.op.output_scale(inputs))
+        figures = {k: result[k] for k in ("max_abs_err", "max_rel_err", "rmse", "psnr_db", "cossim")}
+        if result["ok"]:
+            self.rungs.passed(rung, figures)
+        else:
+            self.rungs.failed(rung, why + result["reason"], case, figures=figures,
+                              first_mismatches=result.get("first_mismatches", []))  # fmt: skip
+        return result["ok"]
+
+    def check_unwritten(self, case: Case) -> None:
+        """Two watched runs, two poisons: elements that differ were never written."""
+        import torch
+
+        inputs = case.inputs(self.device)
+        first = self.call(inputs, POISON_1, watch=True)
+        second = self.call(inputs, POISON_2, watch=True)
+        if self.raised(first, "unwritten_output", case) or self.raised(second, "unwritten_output", case):
+            return
+        for reply in (first, second):  # work left on another stream shows here first
+            self.check_record(reply["record"], case)
+        out1, out2 = first["out"], second["out"]
+        if out1 is None or out2 is None or out1.shape != out2.shape:
+            return  # the run rung says why
+        same = (out1 == out2) | (torch.isnan(out1) & torch.isnan(out2))
+        if bool(same.all()):
+            self.rungs.passed("unwritten_output")
+            return
+        flat = torch.nonzero(~same.reshape(-1)).reshape(-1)
+        self.rungs.failed("unwritten_output", f"{flat.numel()} of {out1.numel()} output element(s) were "
+                          f"never written: they hold the poison (first at flat index {int(flat[0])})",
+                          case)  # fmt: skip
+
+    def probe_many_calls(self, case: Case) -> None:
+        """The output after a benchmark's worth of calls is still right (a kernel honest only
+        for as many calls as a judge makes is caught here)."""
+        inputs = case.inputs(self.device)
+        reply = self.call(inputs, watch=False, warm=MANY_CALLS)
+        if not self.raised(reply, case.rung, case) and reply["out"] is not None:
+            self.check_accuracy(reply["out"], self.op.reference(*inputs), inputs, case, case.rung)
+
+    def probe_unobserved(self, case: Case, path: str) -> None:
+        """One call in a fresh process with none of the judge's modules loaded."""
+        inputs = case.inputs(self.device)
+        with tempfile.TemporaryDirectory(prefix="kpipe-bare-") as scratch:
+            child = runner(self.device, Path(scratch), self.runner.timeout_s, bare=True)
+            try:
+                reply = child.ask({"path": str(Path(path).resolve()), "inputs": list(inputs)})
+            except ChildDied as exc:
+                self.rungs.failed(case.rung, f"in a process of its own: {exc}", case, log_tail=child.tail())
+                return
+            finally:
+                child.kill()
+        ref = self.op.reference(*inputs)
+        if self.check_run(reply["out"], {"type": "not a plain torch.Tensor"}, ref, inputs, case):
+            self.check_accuracy(reply["out"], ref, inputs, case, case.rung)
+
+    def probe_memoisation(self, a: Case, b: Case, secret: int) -> None:
+        """The same input buffers with new contents (all of them, then one interior element),
+        then the same tensors again: each output must be right for what the buffers hold."""
+        rng = random.Random(secret ^ 0xCAC4E)
+        in_a = a.inputs(self.device)
+        in_b = b.inputs(self.device)
+        one = tuple(t.clone() for t in in_b)
+        flat = one[0].view(-1) if one[0].is_contiguous() else None
+        if flat is not None and flat.numel() > 2:
+            i = rng.randrange(1, flat.numel() - 1)
+            flat[i] = flat[i] * -2 + 1  # one interior element, anywhere
+        steps = [("new inputs, first call", in_a, {}), ("the same buffers with new contents", in_b, {"into": True}),
+                 ("the same buffers with one element changed", one, {"into": True}),
+                 ("the same tensors again, untouched", one, {"again": True})]  # fmt: skip
+        for n, (what, inputs, how) in enumerate(steps):
+            case = a if n == 0 else b
+            rung = case.rung if n == 0 else "no_cached_results"  # the first call is an ordinary one
+            reply = self.call(inputs, **how)
+            if self.raised(reply, rung, case):
+                return
+            out, ref = reply["out"], self.op.reference(*inputs)
+            if not self.check_run(out, reply["record"], ref, inputs, case):
+                return
+            self.check_record(reply["record"], case)
+            if not self.check_accuracy(
+                out, ref, inputs, case, rung, "" if n == 0 else f"wrong output on {what}: "
+            ):
+                return
+
+
+def memory_safety(op, path: str, case: Case, rungs: Rungs) -> None:
+    """(GPU) compute-sanitizer's memcheck over one call at an odd shape, with torch's caching
+    allocator off, so a read or write past an input's end leaves the allocation it was in."""
+    import shutil
+    import subprocess
+    import sys
+
+    sanitizer = shutil.which("compute-sanitizer")
+    if not sanitizer:
+        rungs.needs_gpu("memory_safety", "compute-sanitizer is not on PATH here", status="needs tool")
+        return
+    cmd = [sanitizer, "--tool", "memcheck", "--error-exitcode", "86", "--print-limit", "4", sys.executable,
+           "-m", "pipeline.measure.launch", "sanitize", op.name, str(Path(path).resolve()),
+           dtype_name(case.dtype), json.dumps(case.shape), str(case.seed), str(op.path.parents[1])]  # fmt: skip
+    env = {**os.environ, "PYTORCH_NO_CUDA_MEMORY_CACHING": "1"}
+    with tempfile.TemporaryDirectory(prefix="kpipe-sanitize-") as scratch:
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=scratch, timeout=600)
+    text = proc.stdout + proc.stderr
+    if proc.returncode == 86:
+        found = [
+            line.strip("= ").strip() for line in text.splitlines() if "Invalid" in line or "Address" in line
+        ]
+        rungs.failed("memory_safety", "compute-sanitizer memcheck: " + "; ".join(found[:3]), case)
+    elif proc.returncode != 0:
+        tail = " ".join(text.split()[-25:])
+        rungs.needs_gpu("memory_safety", f"compute-sanitizer did not run to the end (exit {proc.returncode}): {tail}",
+                        status="not run")  # fmt: skip
+    else:
+        rungs.passed("memory_safety")
+
+
+def _torch_kernel(name: str) -> bool:
+    """A kernel of torch itself (aten) or of cuBLAS, by CUPTI's name for it."""
+    return (
+        "at::native" in name
+        or name.startswith(("void at::", "at::"))
+        or name.startswith(("nvjet", "sm90_xmma"))
+    )
+
+
+def _moves_data(name: str) -> bool:
+    """torch kernels that compute nothing: fills (torch.zeros, the judge's poison) and
+    copies (.contiguous(), the runner's own snapshots)."""
+    return "FillFunctor" in name or "copy" in name.lower()
+
+
+def can_run(backend: str, device: str, dtype, autotuned: bool = False) -> str | None:
+    """None if this dtype can be checked here, else why it needs a GPU."""
+    import torch
+
+    if device == "cuda":
+        return None
+    if backend == "cute":
+        return "CuTe DSL kernels run only on a GPU"
+    if autotuned:
+        return "Triton's interpreter cannot run @triton.autotune (no active driver): needs a GPU"
+    if backend == "triton" and dtype == torch.bfloat16:
+        return "Triton's interpreter cannot do bf16 arithmetic (triton#11584, #10945): needs a GPU"
+    return None
+
+
+# --------------------------------------------------------------------------- the judge
+
+
+def check_candidate(op: str, path: str, device: str, root: str, secret: int,
+                    settings: dict | None = None, progress: str | None = None,
+                    timeout_s: float = 300.0) -> dict:  # fmt: skip
+    """Every rung on one candidate. Runs in the judge process, which starts the runner."""
+    from pipeline.core.problem import load_op
+
+    not_dumpable()
+    settings = {**DEFAULTS, **(settings or {})}
+    start = time.perf_counter()
+    rungs = Rungs(Path(progress) if progress else None)
+    before = workspace_hashes(Path(root))
+    with tempfile.TemporaryDirectory(prefix="kpipe-runner-") as scratch:
+        # The runner starts (importing torch) while the judge loads the reference; it sees
+        # no candidate code until the reference is in the judge's memory.
+        child = runner(device, Path(scratch), timeout_s)
+        backend = None
+        try:
+            op_ = load_op(op, root)
+            if device == "cpu":
+                import torch
+
+                torch.set_num_threads(1)  # the runner works while the judge waits, and back
+            backend = judge(op_, child, path, device, secret, settings, rungs)
+        except ChildDied as exc:
+            done = rungs.progress_cases
+            last = f"; last case finished: {done[-1]}" if done else ""
+            rungs.failed("process", f"{exc} after {len(done)} case(s){last}", log_tail=child.tail())
+        finally:
+            child.close()
+    changed = sorted(k for k in set(before) | set(workspace_hashes(Path(root))) if before.get(k) !=
+                     workspace_hashes(Path(root)).get(k))  # fmt: skip
+    if changed:
+        rungs.failed("workspace", f"the candidate changed project files: {', '.join(changed[:5])}")
+    return verdict(rungs, device, secret, start, backend)
+
+
+def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict, rungs: Rungs):
+    """Load the candidate in the runner, then every case and probe. Returns its backend."""
+    loaded = runner.ask({"cmd": "load", "path": str(Path(path).resolve()), "device": device,
+                         "root": str(Path(op.path).parents[1])})  # fmt: skip
+    rungs.isolation = loaded.get("isolation", "")
+    if not loaded["ok"]:
+        package = DSL_PACKAGES.get(loaded.get("missing_module", ""))
+        if package:  # the kernel may be fine; this machine lacks its DSL
+            rungs.needs_gpu("import", f"the {package} package is not installed here", status="needs package")
+        else:
+            rungs.failed("import", f"{path}: {loaded['error']}")
+        return None
+    rungs.passed("import")
+    want = op.n_inputs
+    if loaded["positional"] != want or loaded["var_positional"] or loaded["required_keyword"]:
+        rungs.failed("signature", f"kernel{loaded['signature']} does not match reference"
+                     f"{op.signature} in references/{op.name}.py (it must take the same {want} "
+                     "input(s), in order)")  # fmt: skip
+        return loaded["backend"]
+    rungs.passed("signature")
+    if device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            rungs.failed("process", "asked for --device cuda, but torch sees no CUDA device")
+            return loaded["backend"]
+    checker = Checker(op, runner, device, rungs, secret)
+    cases = plan_cases(op, secret, settings, device)
+    runnable = []
+    for case in cases:
+        why = can_run(loaded["backend"], device, case.dtype, loaded["autotuned"])
+        if why:
+            rungs.needs_gpu(case.rung, why)
+        else:
+            runnable.append(case)
+    first = [c for c in runnable if c.dtype == runnable[0].dtype] if runnable else []
+    largest = [c for c in first if c.family == "test_shapes" and c.shape == op.TEST_SHAPES[-1]]
+    odd = [c for c in first if c.family == "random_shapes"]
+    # The probes first: each names a specific fault, and a fault found stops the run.
+    small_shape = op.TEST_SHAPES[min(1, len(op.TEST_SHAPES) - 1)]
+    small = [c for c in first if c.family == "test_shapes" and c.shape == small_shape]
+    probes = [lambda c=c: checker.check_unwritten(c) for c in largest[:1]]
+    if len(largest) >= 2:
+        probes.append(lambda: checker.probe_memoisation(largest[0], largest[1], secret))
+    probes += [lambda c=c: checker.probe_many_calls(Case("after_many_calls", c.dtype, c.shape, c.seed, c.make))
+               for c in small[:1]]  # fmt: skip
+    probes += [lambda c=c: checker.check_unwritten(c) for c in odd[:1]]
+    probes += [lambda c=c: checker.probe_unobserved(Case("unobserved_call", c.dtype, c.shape, c.seed, c.make), path)
+               for c in largest[1:2]]  # fmt: skip
+    probes += [lambda c=c: checker.run_case(c) for c in runnable]
+    if device == "cuda":
+        probes += [lambda c=c: memory_safety(op, path, c, rungs) for c in odd[:1]]
+    for probe in probes:
+        if checker.cuda_broken:
+            break
+        if rungs.decided(settings["max_failures"]):
+            rungs.stopped = f"stopped after {rungs.failed_cases} failing check(s)"
+            break
+        probe()
+    return loaded["backend"]
+
+
+def verdict(rungs: Rungs, device: str, secret: int, start: float, backend: str | None = None) -> dict:
+    """The verdict record: the only place it is built (metrics/test and `kpipe check --json`)."""
+    table = rungs.finish()
+    failed = [name for name, r in table.items() if r.get("ok") is False]
+    needs_gpu = sorted(name for name, r in table.items() if r.get("ok") is None)
+    ran = {name.split("/")[1] for name, r in table.items() if name.startswith("accuracy/") and r.get("ok")}
+    unverified_dtypes = sorted({n.split("/")[1] for n in needs_gpu if n.startswith("accuracy/")} - ran)
+    if failed:
+        # A crash after another failure is its consequence: the earlier finding is the reason.
+        rank = lambda n: (
+            len(PRIORITY) if n == "process" and len(failed) > 1 else PRIORITY.index(n.split("/")[0])
+        )
+        first = min(failed, key=rank)
+        status, reason = "rejected", f"{first}: {table[first]['reason']}"
+        if rungs.stopped:
+            reason += f" ({rungs.stopped})"
+    elif not ran:
+        status = "unverified"
+        reason = f"no accuracy rung could run on this machine ({device}): " + (
+            table[needs_gpu[0]]["reason"] if needs_gpu else "nothing to run"
+        )
+    else:
+        status = "accepted"
+        reason = "every rung that can run here passed"
+        if unverified_dtypes:
+            reason += f"; unverified here: {', '.join(unverified_dtypes)} (needs a GPU)"
+    figures = [r for n, r in table.items() if n.startswith("accuracy/") and "max_abs_err" in r]
+    worst = {}
+    if figures:
+        worst = {
+            "max_abs_err": max(r["max_abs_err"] for r in figures),
+            "max_rel_err": max(r["max_rel_err"] for r in figures),
+            "min_psnr_db": min(r["min_psnr_db"] for r in figures),
+            "min_cossim": min(r["min_cossim"] for r in figures),
+        }
+    return {"status": "ok", "verdict": status, "correct": status == "accepted", "reason": reason,
+            "backend": backend, "device": device, "secret_seed": secret,
+            "interpreter": device == "cpu" and backend == "triton",
+            "seconds": round(time.perf_counter() - start, 2), "worst": worst, "needs_gpu": needs_gpu,
+            "unverified_dtypes": unverified_dtypes, "isolation": rungs.isolation, "rungs": table,
+            "failures": rungs.failures}  # fmt: skip
+
+
+# ---------------------------------------------------------------------------- parent side
+
+
+def resolve_device(requested: str = "auto") -> str:
+    if requested in ("cpu", "cuda"):
+        return requested
+    from pipeline.measure.machine import gpus
+
+    return "cuda" if gpus() else "cpu"
+
+
+def run_checks(op: str, path: Path, device: str, root: Path, secret: int, settings: dict,
+               timeout_s: float) -> dict:  # fmt: skip
+    """check_candidate in a judge process of its own; a crash of the judge itself (never the
+    candidate's doing: it runs in the runner) is still a record, not a dead stage."""
+    from pipeline.check.isolate import run_isolated
+
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    with tempfile.NamedTemporaryFile(prefix="kpipe-progress-", suffix=".jsonl") as prog:
+        res = run_isolated("pipeline.check.judge:check_candidate",
+                           dict(op=op, path=str(path), device=device, root=str(root), secret=secret,
+                                settings=settings, progress=prog.name, timeout_s=timeout_s),
+                           timeout_s=timeout_s + 60, env=env, cwd=root)  # fmt: skip
+    if res.get("status") == "ok":
+        res.pop("log_tail", None)
+        return res
+    reason = f"process: the judge itself failed ({res['status']}: {res.get('reason')})"
+    return {"status": "ok", "verdict": "rejected", "correct": False, "reason": reason, "backend": None,
+            "device": device, "secret_seed": secret, "interpreter": device == "cpu", "seconds": res.get("elapsed_s"),
+            "worst": {}, "needs_gpu": [], "unverified_dtypes": [], "rungs": {"process": {"ok": False, "reason": reason}},
+            "failures": [{"rung": "process", "reason": reason, "log_tail": res.get("log_tail", "")}]}  # fmt: skip

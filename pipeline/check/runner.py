@@ -1,0 +1,185 @@
+"""The runner: the only process that imports a candidate. It holds no reference, no
+comparison, no secret seed and no verdict; it is handed inputs, calls kernel(), and hands
+back what came out, by value.
+
+    python -m pipeline.check.runner FD      (started by pipeline/check/judge.py)
+
+FD is one end of a socket pair; each message is a pickled dict, tensors inside it are
+pickled by value (never shared memory the candidate could write to later). Before the
+candidate is imported the runner works in a scratch directory, sees the project
+read-only (its own mount namespace, where the OS lets it), drops every Linux capability
+it has (so even as root it cannot read the judge's memory, which the judge made
+non-dumpable, nor remount the project), and sets no_new_privs.
+
+Requests and replies:
+  {"cmd": "load", "path", "device", "root"} -> {"ok", "backend", "signature", "isolation", ...}
+  {"cmd": "call", "inputs", "watch", "poison", "into"} -> {"out", "record"}
+      "into": copy the inputs into the previous call's input buffers (same addresses,
+      new contents), the memoisation probe; "again": call on the previous call's input
+      tensors as they are (same objects, untouched). "warm": N calls first, unwatched,
+      outputs dropped (a kernel that changes after its first calls, as a benchmark makes).
+      "witness" (GPU): CUPTI's names of the kernels the call ran, in "gpu_kernels". "watch": False runs kernel() with no monitor
+      at all; its output is judged all the same.
+  {"cmd": "exit"}
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import traceback
+from multiprocessing.connection import Connection
+
+from pipeline.core.sandbox import connect, exit_child, recv, send
+
+HELD_OUTPUTS = 3  # earlier outputs kept, and checked to stay put while later calls run
+
+
+class Runner:
+    def __init__(self, device: str):
+        self.device = device
+        self.kernel = None
+        self.monitor = None
+        self.last_inputs: tuple = ()
+        self.held: list[tuple] = []  # (output, copy taken when it was returned)
+
+    def load(self, path: str) -> dict:
+        from pipeline.check.monitor import CallMonitor
+        from pipeline.core.problem import ProblemError, detect_backend, load_module
+
+        self.monitor = CallMonitor()  # launchers patched before the candidate can see them
+        try:
+            module = load_module(path, "kpipe_candidate")
+        except ProblemError as exc:
+            missing = exc.__cause__
+            name = getattr(missing, "name", "") or "" if isinstance(missing, ModuleNotFoundError) else ""
+            return {"ok": False, "error": str(exc), "missing_module": name.split(".")[0]}
+        kernel = getattr(module, "kernel", None)
+        if kernel is None or not callable(kernel):
+            return {"ok": False, "error": "defines no function `kernel`"}
+        self.kernel = kernel
+        params = list(inspect.signature(kernel).parameters.values())
+        return {
+            "ok": True,
+            "backend": detect_backend(module),
+            "signature": str(inspect.signature(kernel)),
+            "positional": sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params),
+            "var_positional": any(p.kind == p.VAR_POSITIONAL for p in params),
+            "required_keyword": any(p.kind == p.KEYWORD_ONLY and p.default is p.empty for p in params),
+            "autotuned": any(type(v).__name__ == "Autotuner" for v in vars(module).values()),
+        }
+
+    def call(self, msg: dict) -> dict:
+        import torch
+
+        inputs = tuple(msg.get("inputs") or ())
+        if msg.get("again"):
+            inputs = self.last_inputs  # the very same tensors, untouched since the last call
+        elif msg.get("into") and len(self.last_inputs) == len(inputs):
+            for buffer, new in zip(self.last_inputs, inputs):
+                buffer.copy_(new)  # same addresses, new contents
+            inputs = self.last_inputs
+        watch = msg.get("watch", True)
+        if watch and not msg.get("again"):
+            inputs = self.monitor.padded(inputs)
+        for _ in range(msg.get("warm", 0)):  # a benchmark's worth of calls first, unwatched
+            self.kernel(*inputs)
+        before = [t.clone() for t in inputs]
+        record = {}
+        profiler = _gpu_witness() if msg.get("witness") and self.device == "cuda" else None
+        try:
+            if watch:
+                with self.monitor.call(msg.get("poison", float("nan"))) as rec:
+                    out = self.kernel(*inputs)
+            else:
+                rec, out = None, self.kernel(*inputs)
+            if type(out) is not torch.Tensor:  # a subclass can change its contents later
+                return {"out": None, "record": {"type": f"{type(out).__module__}.{type(out).__qualname__}"}}
+            # What the caller's stream holds once it is synchronised, and nothing later: the
+            # copy is queued on the current stream right behind the call.
+            snap = out.detach().clone()
+            if self.device == "cuda":
+                torch.cuda.current_stream().synchronize()
+                torch.cuda.synchronize()  # now whatever else was queued, on any stream, is done
+        finally:
+            if profiler is not None:  # stopped before the runner's own comparisons run
+                record["gpu_kernels"] = _kernels(profiler)
+        if self.device == "cuda":
+            record["deferred"] = not _same(out, snap)
+        record["inputs_changed"] = [i for i, (a, b) in enumerate(zip(inputs, before)) if not _same(a, b)]
+        record["reused_buffer"] = any(_overlaps(out, held) for held, _ in self.held)
+        record["earlier_output_changed"] = any(not _same(held, copy) for held, copy in self.held)
+        if rec is not None:
+            record.update(
+                launches=rec.launches,
+                launch_kinds=sorted(rec.launch_kinds),
+                torch_ops=rec.torch_ops[:20],
+                host_views=rec.host_views[:10],
+                threads=rec.threads[:10],
+                redzone_damage=rec.redzone_damage() + self.monitor.input_redzone_damage(inputs),
+                output_problem=rec.output_problem(out),
+            )
+        self.held = ([(out, snap)] + self.held)[:HELD_OUTPUTS]
+        self.last_inputs = inputs
+        return {"out": snap, "record": record}
+
+
+def _gpu_witness():
+    """CUPTI's record of every kernel the GPU ran, whoever launched it: a second witness
+    beside the monitor (one more thing a candidate would have to defeat)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    profiler = profile(activities=[ProfilerActivity.CUDA])
+    profiler.__enter__()
+    return profiler
+
+
+def _kernels(profiler) -> list[str]:
+    from torch.autograd import DeviceType
+
+    profiler.__exit__(None, None, None)
+    return [e.name for e in profiler.events() if e.device_type == DeviceType.CUDA][:200]
+
+
+def _same(a, b) -> bool:
+    """Bit for bit (NaNs included)."""
+    import torch
+
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    return torch.equal(a.contiguous().view(torch.uint8), b.contiguous().view(torch.uint8))
+
+
+def _overlaps(a, b) -> bool:
+    sa, sb = a.untyped_storage(), b.untyped_storage()
+    lo_a, lo_b = sa.data_ptr(), sb.data_ptr()
+    return sa.nbytes() > 0 and sb.nbytes() > 0 and lo_a < lo_b + sb.nbytes() and lo_b < lo_a + sa.nbytes()
+
+
+def serve(conn: Connection, hello: dict, isolation: str) -> None:
+    runner = Runner(hello["device"])
+    send(conn, {**runner.load(hello["path"]), "isolation": isolation})
+    while True:
+        msg = recv(conn)
+        if msg["cmd"] == "exit":
+            return
+        try:
+            reply = runner.call(msg)
+        except Exception as exc:  # the candidate raised: data for the judge
+            text = str(exc).strip()
+            reply = {
+                "raised": f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}",
+                "cuda": "CUDA" in text or "cuda" in type(exc).__name__.lower(),
+                "trace": traceback.format_exc(limit=-4),
+            }
+        send(conn, reply)
+
+
+def main(argv=None) -> int:
+    conn, hello, isolation = connect(sys.argv[1:] if argv is None else argv)  # locked down first
+    serve(conn, hello, isolation)
+    exit_child(conn)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,26 @@
+"""Cheat (hidden compute): a copy kernel writes x into the output, then numpy adds y into it through DLPack views, after the last launch."""
+
+import numpy as np
+import torch
+import triton
+import triton.language as tl
+
+OP, EXPECTED_RUNG = "vector_add", "real_kernel"
+
+
+@triton.jit
+def copy_kernel(x_ptr, out_ptr, n, sx, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs * sx, mask=mask), mask=mask)
+
+
+def kernel(x, y):
+    out = torch.empty(x.shape, dtype=x.dtype, device=x.device)
+    copy_kernel[(triton.cdiv(x.numel(), 1024),)](x, out, x.numel(), x.stride(0), BLOCK=1024)
+    # np.from_dlpack aliases the tensors' memory (strides included) without any aten op:
+    # the in-place add below writes the answer into `out` behind torch's back.
+    # (CPU tensors only; on a GPU the same trick needs cupy.from_dlpack.)
+    view = np.from_dlpack(out)
+    view += np.from_dlpack(y)
+    return out

@@ -1,0 +1,69 @@
+"""The judge's pieces on their own (fast): the comparison's NaN/Inf and scale rules, the
+strided inputs, the workspace hashes, and the verdict record."""
+
+import os
+
+import torch
+
+from pipeline.check.accuracy import compare
+from pipeline.check.judge import Rungs, verdict, workspace_hashes
+from pipeline.check.plan import non_contiguous
+
+TOL = dict(rtol=1e-5, atol=1e-6, min_cossim=0.999999, min_psnr_db=100.0)
+
+
+def test_nan_and_inf_must_match_where_the_reference_has_them():
+    ref = torch.tensor([1.0, float("nan"), float("-inf"), 2.0], dtype=torch.float64)
+    assert compare(ref.float(), ref, TOL)["ok"]
+    finite_instead = ref.clone()
+    finite_instead[1] = 0.0
+    result = compare(finite_instead.float(), ref, TOL)
+    assert not result["ok"] and "where the reference is NaN or Inf" in result["reason"]
+    nan_instead = ref.clone()
+    nan_instead[0] = float("nan")
+    assert not compare(nan_instead.float(), ref, TOL)["ok"]
+
+
+def test_the_output_scale_judges_a_sum_that_cancels():
+    # One output element that cancels to ~1e-3 of its terms: fp32 rounding of the terms is
+    # far more than 1e-5 of the result, but not of the scale the terms have.
+    ref = torch.tensor([1e-3], dtype=torch.float64)
+    out = torch.tensor([1e-3 + 3e-8])
+    assert not compare(out, ref, TOL)["ok"]
+    assert compare(out, ref, TOL, scale=1.0)["ok"]
+
+
+def test_strided_inputs_hold_the_same_values_in_another_layout():
+    for shape, seed in (((6, 5), 0), ((6, 5), 1), ((7,), 0)):
+        t = torch.randn(shape)
+        view = non_contiguous(t, seed)
+        assert not view.is_contiguous() and torch.equal(view, t)
+
+
+def test_workspace_hashes_see_content_and_touches(tmp_path):
+    (tmp_path / "references").mkdir()
+    ref = tmp_path / "references" / "op.py"
+    ref.write_text("x = 1\n")
+    before = workspace_hashes(tmp_path)
+    os.utime(ref, ns=(1, 1))
+    assert workspace_hashes(tmp_path) != before
+    (tmp_path / "references" / "new.txt").write_text("")
+    assert "references/new.txt" in workspace_hashes(tmp_path)
+
+
+def test_a_crash_after_another_failure_is_not_the_reason():
+    rungs = Rungs()
+    rungs.failed("bounds", "wrote past the end")
+    rungs.failed("process", "crashed")
+    record = verdict(rungs, "cpu", 1, 0.0)
+    assert record["verdict"] == "rejected" and record["reason"].startswith("bounds")
+
+
+def test_unverified_dtypes_are_named_in_an_accepted_verdict():
+    rungs = Rungs()
+    rungs.passed("accuracy/float32/test_shapes", {"max_abs_err": 0.0, "max_rel_err": 0.0, "rmse": 0.0,
+                                                  "psnr_db": 200.0, "cossim": 1.0})  # fmt: skip
+    rungs.needs_gpu("accuracy/bfloat16/test_shapes", "needs a GPU")
+    record = verdict(rungs, "cpu", 1, 0.0)
+    assert record["verdict"] == "accepted"
+    assert record["unverified_dtypes"] == ["bfloat16"] and "bfloat16" in record["reason"]
