@@ -29,7 +29,7 @@ command -v python > /dev/null || {
   mkdir -p /tmp/pybin && ln -sf "$(command -v python3)" /tmp/pybin/python && export PATH=/tmp/pybin:$PATH; }
 
 rm -rf "$run" && mkdir -p "$run"
-tar -C "$src" --exclude=./.gpu-wheels --exclude=./.gpu-carry -cf - . | tar -C "$run" -xf -
+tar -C "$src" --exclude="./.gpu-wheels*" --exclude=./.gpu-carry -cf - . | tar -C "$run" -xf -
 cd "$run" || exit 1
 git init -q && git add -A && git commit -qm "the tree as sent" || exit 1
 mkdir -p logs
