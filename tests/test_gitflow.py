@@ -43,6 +43,7 @@ def project(tmp_path_factory):
     for cute in (root / "kernels" / "vector_add").glob("cute*.py"):
         cute.unlink()  # Triton only: a CuTe kernel adds a minute and is never verified on a CPU
     shutil.copy2(REPO / ".pre-commit-config.yaml", root)
+    shutil.copy2(REPO / "pyproject.toml", root)  # the ruff hooks read the project's settings
     (root / ".gitignore").write_text("__pycache__/\n/plots/*/*.png\n")
     sh([sys.executable, "-m", "dvc", "repro", "-q"], root, timeout=900, check=True)
     sh("git add -A && git commit -q --no-verify -m 'v1: one masked block per program'", root, check=True)

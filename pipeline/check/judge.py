@@ -67,7 +67,6 @@ MAX_FAILURES_PER_RUNG = 3
 UNWATCHED_SHARE = 3  # one call in this many runs with no monitor at all
 WATCHED_FIRST = 6  # ... after this many watched ones
 MANY_CALLS = 100  # calls before the one judged by the many-calls probe
-GPU_WITNESSED = 12  # on a GPU, the first watched calls also have CUPTI name every kernel
 # Packages a candidate's DSL comes from: missing ones make a candidate unverified here.
 DSL_PACKAGES = {"cutlass": "nvidia-cutlass-dsl (CuTe DSL)", "tilelang": "tilelang"}
 # What a candidate's runner must leave as it found it (hashed before and after).
@@ -223,7 +222,7 @@ class Checker:
         self.calls += 1
         reply = self.runner.ask({"cmd": "call", "inputs": [] if again else list(inputs), "watch": watch,
                                  "poison": poison, "into": into, "again": again, "warm": warm,
-                                 "witness": watch and self.calls <= GPU_WITNESSED})  # fmt: skip
+                                 "witness": watch})  # fmt: skip
         reply.setdefault("record", {})
         return reply
 
@@ -288,8 +287,8 @@ class Checker:
             why = f"host code saw the data through {', '.join(sorted(set(record['host_views'])))}"
         elif record["threads"]:
             why = f"Python thread(s) ran beside the call: {', '.join(record['threads'][:3])}"
-        elif record["output_problem"]:
-            why = record["output_problem"]
+        elif record["output_problem"] and record["launches"]:
+            why = record["output_problem"]  # (launches the monitor cannot see, CUPTI vouched for above)
         if why:
             self.rungs.failed("real_kernel", f"no kernel computed the output: {why}", case)
         else:
@@ -425,7 +424,9 @@ def memory_safety(op, path: str, case: Case, rungs: Rungs) -> None:
     cmd = [sanitizer, "--tool", "memcheck", "--error-exitcode", "86", "--print-limit", "4", sys.executable,
            "-m", "pipeline.measure.launch", "sanitize", op.name, str(Path(path).resolve()),
            dtype_name(case.dtype), json.dumps(case.shape), str(case.seed), str(op.path.parents[1])]  # fmt: skip
-    env = {**os.environ, "PYTORCH_NO_CUDA_MEMORY_CACHING": "1"}
+    root = str(Path(__file__).resolve().parents[2])  # where `pipeline` is: the child runs in a scratch dir
+    pythonpath = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTORCH_NO_CUDA_MEMORY_CACHING": "1", "PYTHONPATH": pythonpath}
     with tempfile.TemporaryDirectory(prefix="kpipe-sanitize-") as scratch:
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=scratch, timeout=600)
     text = proc.stdout + proc.stderr
@@ -501,7 +502,9 @@ def check_candidate(op: str, path: str, device: str, root: str, secret: int,
         except ChildDied as exc:
             done = rungs.progress_cases
             last = f"; last case finished: {done[-1]}" if done else ""
-            rungs.failed("process", f"{exc} after {len(done)} case(s){last}", log_tail=child.tail())
+            said = child.tail(3).splitlines()
+            rungs.failed("process", f"{exc} after {len(done)} case(s){last}" + (f": {said[-1][:300]}" if said else ""),
+                         log_tail=child.tail())  # fmt: skip
         finally:
             child.close()
     changed = sorted(k for k in set(before) | set(workspace_hashes(Path(root))) if before.get(k) !=

@@ -50,6 +50,7 @@ class Runner:
         self.monitor = CallMonitor()  # launchers patched before the candidate can see them
         try:
             module = load_module(path, "kpipe_candidate")
+            backend = detect_backend(module)
         except ProblemError as exc:
             missing = exc.__cause__
             name = getattr(missing, "name", "") or "" if isinstance(missing, ModuleNotFoundError) else ""
@@ -61,7 +62,7 @@ class Runner:
         params = list(inspect.signature(kernel).parameters.values())
         return {
             "ok": True,
-            "backend": detect_backend(module),
+            "backend": backend,
             "signature": str(inspect.signature(kernel)),
             "positional": sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params),
             "var_positional": any(p.kind == p.VAR_POSITIONAL for p in params),
@@ -158,7 +159,11 @@ def _overlaps(a, b) -> bool:
 
 def serve(conn: Connection, hello: dict, isolation: str) -> None:
     runner = Runner(hello["device"])
-    send(conn, {**runner.load(hello["path"]), "isolation": isolation})
+    try:
+        loaded = runner.load(hello["path"])
+    except Exception as exc:  # anything the candidate's import raised that load_module did not
+        loaded = {"ok": False, "error": f"import failed: {type(exc).__name__}: {exc}"}
+    send(conn, {**loaded, "isolation": isolation})
     while True:
         msg = recv(conn)
         if msg["cmd"] == "exit":

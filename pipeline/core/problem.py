@@ -213,9 +213,12 @@ def detect_backend(module: ModuleType) -> str:
     """
 
     def is_cute(obj) -> bool:
-        if callable(obj) and hasattr(obj, "_dsl_cls"):
-            return True
-        return isinstance(obj, type) and any(is_cute(v) for v in vars(obj).values())
+        try:  # a module's objects can raise anything on attribute access
+            if callable(obj) and hasattr(obj, "_dsl_cls"):
+                return True
+            return isinstance(obj, type) and any(is_cute(v) for v in vars(obj).values())
+        except Exception:
+            return False
 
     values = list(vars(module).values())
     if any(is_cute(v) for v in values):
