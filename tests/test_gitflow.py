@@ -110,7 +110,8 @@ def test_no_verify_commit_of_the_wrong_kernel_is_caught_by_verify(project):
     assert proc.returncode == 1
     assert f"BAD     {bad[:7]} v3: subtract, forced" in proc.stdout
     assert "test@vector_add: stale: kernels/vector_add" in proc.stdout
-    assert proc.stdout.count("ok      ") == 2  # v1 and v2: real DVC hashes
+    # v1 and v2: real DVC hashes, and correct (unverified only in their bf16 rungs on a CPU)
+    assert proc.stdout.count("ok      ") + proc.stdout.count("unverif ") == 2
     assert bad[:7] in proc.stderr
 
 
