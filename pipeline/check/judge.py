@@ -364,21 +364,32 @@ class Checker:
         if not self.raised(reply, case.rung, case) and reply["out"] is not None:
             self.check_accuracy(reply["out"], self.op.reference(*inputs), inputs, case, case.rung)
 
-    def probe_unobserved(self, case: Case, path: str) -> None:
-        """One call in a fresh process with none of the judge's modules loaded."""
+    def start_unobserved(self, case: Case, path: str):
+        """One call in a fresh process with none of the judge's modules loaded. It starts
+        now (its imports run beside the runner's work); the function returned collects it,
+        judges it when asked to, and cleans up either way."""
+        import shutil
+
         inputs = case.inputs(self.device)
-        with tempfile.TemporaryDirectory(prefix="kpipe-bare-") as scratch:
-            child = runner(self.device, Path(scratch), self.runner.timeout_s, bare=True)
+        scratch = tempfile.mkdtemp(prefix="kpipe-bare-")
+        child = runner(self.device, Path(scratch), self.runner.timeout_s, bare=True)
+        child.request({"path": str(Path(path).resolve()), "inputs": list(inputs)})
+
+        def finish(judge: bool) -> None:
             try:
-                reply = child.ask({"path": str(Path(path).resolve()), "inputs": list(inputs)})
+                reply = child.reply() if judge else None
             except ChildDied as exc:
                 self.rungs.failed(case.rung, f"in a process of its own: {exc}", case, log_tail=child.tail())
                 return
             finally:
                 child.kill()
-        ref = self.op.reference(*inputs)
-        if self.check_run(reply["out"], {"type": "not a plain torch.Tensor"}, ref, inputs, case):
-            self.check_accuracy(reply["out"], ref, inputs, case, case.rung)
+                shutil.rmtree(scratch, ignore_errors=True)
+            if reply is not None:
+                ref = self.op.reference(*inputs)
+                if self.check_run(reply["out"], {"type": "not a plain torch.Tensor"}, ref, inputs, case):
+                    self.check_accuracy(reply["out"], ref, inputs, case, case.rung)
+
+        return finish
 
     def probe_memoisation(self, a: Case, b: Case, secret: int) -> None:
         """The same input buffers with new contents (all of them, then one interior element),
@@ -561,18 +572,24 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
     probes += [lambda c=c: checker.probe_many_calls(Case("after_many_calls", c.dtype, c.shape, c.seed, c.make))
                for c in small[:1]]  # fmt: skip
     probes += [lambda c=c: checker.check_unwritten(c) for c in odd[:1]]
-    probes += [lambda c=c: checker.probe_unobserved(Case("unobserved_call", c.dtype, c.shape, c.seed, c.make), path)
-               for c in largest[1:2]]  # fmt: skip
+    bare = [checker.start_unobserved(Case("unobserved_call", c.dtype, c.shape, c.seed, c.make), path)
+            for c in largest[1:2]]  # fmt: skip
     probes += [lambda c=c: checker.run_case(c) for c in runnable]
     if device == "cuda":
         probes += [lambda c=c: memory_safety(op, path, c, rungs) for c in odd[:1]]
-    for probe in probes:
-        if checker.cuda_broken:
-            break
-        if rungs.decided(settings["max_failures"]):
-            rungs.stopped = f"stopped after {rungs.failed_cases} failing check(s)"
-            break
-        probe()
+    completed = False
+    try:
+        for probe in probes:
+            if checker.cuda_broken:
+                break
+            if rungs.decided(settings["max_failures"]):
+                rungs.stopped = f"stopped after {rungs.failed_cases} failing check(s)"
+                break
+            probe()
+        completed = not checker.cuda_broken and not rungs.decided(settings["max_failures"])
+    finally:
+        for finish in bare:  # collected last, judged only if nothing has decided the verdict yet
+            finish(judge=completed)
     return loaded["backend"]
 
 

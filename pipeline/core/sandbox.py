@@ -60,10 +60,16 @@ class Child:
 
     def ask(self, msg: dict) -> dict:
         """Send one request; the reply, or ChildDied (crash, or past the deadline)."""
+        self.request(msg)
+        return self.reply()
+
+    def request(self, msg: dict) -> None:
         try:
             send(self.conn, msg)
         except OSError:
             self._died()
+
+    def reply(self) -> dict:
         left = self.deadline - time.monotonic()
         if left <= 0 or not self.conn.poll(left):
             self.kill()
