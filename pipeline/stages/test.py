@@ -1,4 +1,4 @@
-"""test stage: is every candidate right? The rung harness (pipeline/harness.py), per candidate.
+"""test stage: is every candidate right? The judge (pipeline/check/judge.py), per candidate.
 
     python -m pipeline.stages.test OP [--root DIR] [--device auto|cpu|cuda] [--seed S]
 
