@@ -12,7 +12,7 @@
 #   3. kpipe status, kpipe report softmax, kpipe history
 #   4. the judge: a correct softmax checked 20 times, every cheat and correct fixture
 #      (benchmarks/gpu_judge_probe.sh); unless SKIP_TIMING_BENCHMARKS is set,
-#      benchmarks/timing_fidelity.py, tiny_kernel_probe.py and the tests marked gpu
+#      benchmarks/rounds_fidelity.py (softmax, vector_add) and the tests marked gpu
 #   5. kpipe tune TUNE_OP TUNE_IMPL   if asked: DVC experiments, stopping at roofline
 # Each step logs to $RUN_DIR/logs/<step>.log and a failing step does not stop the others.
 # At the end $RUN_DIR/results.tgz holds dvc.lock, metrics/, plots/, logs/ and the small
@@ -50,8 +50,8 @@ TAIL=25 step judge20 bash -c 'seq 20 | xargs -P 5 -I{} sh -c "python -m pipeline
   kernels/softmax/triton.py --device cuda > logs/judge20-{}.log 2>&1; echo run {} exit \$?"'
 TAIL=60 step judge-probe env NO_STAGES=1 bash benchmarks/gpu_judge_probe.sh logs/judge softmax
 if [ -z "${SKIP_TIMING_BENCHMARKS:-}" ]; then
-  TAIL=12 step fidelity python benchmarks/timing_fidelity.py --out logs/timing_fidelity.json
-  TAIL=12 step tiny-probe python benchmarks/tiny_kernel_probe.py --ncu
+  TAIL=12 step fidelity-softmax python benchmarks/rounds_fidelity.py --op softmax --out logs/fidelity-softmax.json
+  TAIL=12 step fidelity-vector_add python benchmarks/rounds_fidelity.py --op vector_add --out logs/fidelity-vector_add.json
   TAIL=12 step gpu-tests python -m pytest -q -m gpu -rs -p no:cacheprovider
 fi
 if [ $# -ge 2 ]; then

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.check.judge import workspace_hashes
 from tests.conftest import REPO, run
 
 pytestmark = pytest.mark.slow  # end to end: the quick tier skips it
@@ -32,15 +33,19 @@ def cheat_target(path: Path) -> tuple[str, str]:
 
 @pytest.fixture(scope="module")
 def cheat_verdicts():
-    """Every cheat checked once, two at a time (CI has two cores)."""
+    """Every cheat checked once, two at a time (CI has two cores); the project's protected
+    files hashed before and after (no cheat may change one, whatever its verdict)."""
 
     def check(path):
         op, _ = cheat_target(path)
         limit = ["--timeout", str(HANG_TIMEOUT_S)] if path.stem == "hang" else []
         return path.name, kpipe("check", op, str(path), "--json", *limit)
 
+    before = workspace_hashes(REPO)
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(pool.map(check, CHEATS))
+        verdicts = dict(pool.map(check, CHEATS))
+    verdicts["workspace"] = (before, workspace_hashes(REPO))
+    return verdicts
 
 
 def test_there_is_a_cheat_for_each_exploit():
@@ -70,6 +75,20 @@ def test_cheat_is_rejected_for_the_right_reason(cheat, cheat_verdicts):
     assert verdict["reason"].startswith(tuple(expected.split("|"))), verdict["reason"]
 
 
+def test_no_cheat_leaves_a_file_a_process_or_its_code_behind(cheat_verdicts):
+    before, after = cheat_verdicts["workspace"]
+    assert before == after, sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+    assert not Path("/tmp/kpipe-forged-reply-ran").exists()  # the judge never ran the reply's code
+    left = []
+    for comm in Path("/proc").glob("[0-9]*/comm"):
+        try:
+            if comm.read_text().strip() == "kpipe-escapee":
+                left.append(comm.parent.name)
+        except OSError:
+            pass
+    assert not left, f"a daemon a cheat started is still running: pids {left}"
+
+
 def test_hang_is_stopped_within_the_timeout(cheat_verdicts):
     verdict = json.loads(cheat_verdicts["hang.py"].stdout)
     assert f"did not finish within {HANG_TIMEOUT_S:g} s" in verdict["reason"]
@@ -86,7 +105,7 @@ def test_shipped_kernel_is_accepted_and_lists_what_needs_a_gpu():
     assert verdict["unverified_dtypes"] == ["bfloat16"]
     # On Linux as root the runner sees the project read-only; the verdict says what was locked.
     if sys.platform == "linux" and os.geteuid() == 0:
-        assert verdict["isolation"] == "read-only project"
+        assert verdict["isolation"].startswith("full:"), verdict["isolation"]
 
 
 def test_replaying_a_seed_gives_the_same_cases():

@@ -42,7 +42,14 @@ def test_raw_csv_with_units_row_and_thousands_separators():
 
 
 def test_ncu_invocation_keeps_clocks_and_filters_by_nvtx(tmp_path):
-    cmd = ncu_command("ncu", tmp_path / "r.ncu-rep", tensor_roofline=True, driver_args=["matmul"])
+    from pipeline.core.sandbox import sandboxed_target
+
+    target, env = sandboxed_target(
+        "pipeline.measure.launch", ["ncu", "matmul"], tmp_path / "scratch", network=True
+    )
+    cmd = ncu_command("ncu", tmp_path / "r.ncu-rep", tensor_roofline=True, target=target)
+    # The target is the locked-down launcher; ncu reaches it over loopback, so its network stays.
+    assert cmd[-len(target) :] == target and '"network": true' in env["KPIPE_SANDBOX"]
     assert cmd[cmd.index("--clock-control") + 1] == "none"
     assert cmd[cmd.index("--nvtx-include") + 1] == "kpipe_profile/"
     assert "SpeedOfLight_HierarchicalTensorRooflineChart" in cmd

@@ -1,12 +1,12 @@
-"""The noise-aware stop of pipeline/timing.py, on made-up samples (no GPU needed)."""
+"""The noise-aware stop of pipeline/measure/timing.py, on made-up samples (no GPU needed)."""
 
 import random
 
-from pipeline.measure.timing import TimingConfig, _Sampler
+from pipeline.measure.timing import Sampler, TimingConfig
 
 
 def sampler(samples, **cfg):
-    s = _Sampler(TimingConfig(min_time_ms=0, **cfg))
+    s = Sampler(TimingConfig(min_time_ms=0, **cfg))
     s.samples = list(samples)
     return s
 
@@ -33,7 +33,8 @@ def test_the_time_cap_ends_an_unconverged_run():
     assert s.done() and not s.result("events", 1, {}).converged
 
 
-def test_params_set_the_timing_knobs_and_unknown_keys_are_left_out():
-    cfg = TimingConfig.from_params({"graph_placements": 5, "target_spread": 0.01, "dtype": "bfloat16"})
-    assert cfg.graph_placements == 5 and cfg.target_spread == 0.01
-    assert TimingConfig().graph_placements >= 2  # small kernels average over placements by default
+def test_params_set_the_rounds_knobs_and_unknown_keys_are_left_out():
+    from pipeline.measure.rounds import RoundsConfig
+
+    cfg = RoundsConfig.from_params({"round_ms": 5, "target_spread": 0.01, "dtype": "bfloat16"})
+    assert cfg.round_ms == 5 and cfg.target_spread == 0.01 and cfg.min_rounds >= 10

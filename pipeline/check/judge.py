@@ -45,7 +45,7 @@ import time
 from pathlib import Path
 
 from pipeline.check.plan import Case, dtype_name, plan_cases
-from pipeline.core.sandbox import Child, ChildDied, not_dumpable
+from pipeline.core.sandbox import Child, ChildDied, candidate_cache, sandboxed_target, trusted_parent
 
 PRIORITY = (
     "import",
@@ -100,10 +100,13 @@ def new_secret() -> int:
 # One call in a process that has loaded none of the judge's modules, as a user's program
 # would: a kernel that is right only while it can see the judge is wrong here.
 BARE_CALL = """
-import importlib.util, pickle, sys
+import importlib.util, sys
 from multiprocessing.connection import Connection
+from pipeline.core.wire import recv, send
+for name in [m for m in sys.modules if m == "pipeline" or m.startswith("pipeline.")]:
+    del sys.modules[name]  # the candidate finds no module of ours loaded
 conn = Connection(int(sys.argv[1]))
-msg = pickle.loads(conn.recv_bytes())
+msg = recv(conn)
 spec = importlib.util.spec_from_file_location("candidate", msg["path"])
 module = importlib.util.module_from_spec(spec)
 sys.modules["candidate"] = module
@@ -113,17 +116,20 @@ import torch
 if torch.cuda.is_available():
     torch.cuda.synchronize()
 out = out.detach().clone() if type(out) is torch.Tensor else None
-conn.send_bytes(pickle.dumps({"out": out}, protocol=5))
+send(conn, {"out": out})
 """
 
 
-def runner(device: str, scratch: Path, timeout_s: float, bare: bool = False) -> Child:
-    """A runner process (pipeline/check/runner.py) for one candidate, or a bare one."""
+def runner(device: str, scratch: Path, timeout_s: float, path: str, bare: bool = False) -> Child:
+    """A sandboxed runner process (pipeline/check/runner.py) for one candidate, or a bare one."""
     env = {}
     if device == "cpu":
         env["TRITON_INTERPRET"] = "1"  # Triton kernels run on the CPU through its interpreter
         env["OMP_NUM_THREADS"] = "1"  # judge and runner take turns: one thread each is faster
-    return Child("pipeline.check.runner", scratch, timeout_s, env, code=BARE_CALL if bare else "")
+    cache = candidate_cache(Path(path), salt=device)
+    if bare:
+        return Child("", scratch, timeout_s, env, code=BARE_CALL, cache=cache)
+    return Child("pipeline.check.runner", scratch, timeout_s, env, cache=cache)
 
 
 def workspace_hashes(root: Path) -> dict[str, str]:
@@ -372,14 +378,19 @@ class Checker:
 
         inputs = case.inputs(self.device)
         scratch = tempfile.mkdtemp(prefix="kpipe-bare-")
-        child = runner(self.device, Path(scratch), self.runner.timeout_s, bare=True)
+        child = runner(self.device, Path(scratch), self.runner.timeout_s, path, bare=True)
         child.request({"path": str(Path(path).resolve()), "inputs": list(inputs)})
 
         def finish(judge: bool) -> None:
             try:
                 reply = child.reply() if judge else None
             except ChildDied as exc:
-                self.rungs.failed(case.rung, f"in a process of its own: {exc}", case, log_tail=child.tail())
+                if exc.sandbox_failed:
+                    self.rungs.needs_gpu("sandbox", str(exc), status="not isolated")
+                else:
+                    self.rungs.failed(
+                        case.rung, f"in a process of its own: {exc}", case, log_tail=child.tail()
+                    )
                 return
             finally:
                 child.kill()
@@ -426,30 +437,39 @@ def memory_safety(op, path: str, case: Case, rungs: Rungs) -> None:
     allocator off, so a read or write past an input's end leaves the allocation it was in."""
     import shutil
     import subprocess
-    import sys
 
     sanitizer = shutil.which("compute-sanitizer")
     if not sanitizer:
         rungs.needs_gpu("memory_safety", "compute-sanitizer is not on PATH here", status="needs tool")
         return
-    cmd = [sanitizer, "--tool", "memcheck", "--error-exitcode", "86", "--print-limit", "4", sys.executable,
-           "-m", "pipeline.measure.launch", "sanitize", op.name, str(Path(path).resolve()),
-           dtype_name(case.dtype), json.dumps(case.shape), str(case.seed), str(op.path.parents[1])]  # fmt: skip
-    root = str(Path(__file__).resolve().parents[2])  # where `pipeline` is: the child runs in a scratch dir
-    pythonpath = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
-    env = {**os.environ, "PYTORCH_NO_CUDA_MEMORY_CACHING": "1", "PYTHONPATH": pythonpath}
-    with tempfile.TemporaryDirectory(prefix="kpipe-sanitize-") as scratch:
+    with (
+        tempfile.TemporaryDirectory(prefix="kpipe-sanitize-") as scratch,
+        tempfile.TemporaryDirectory() as own,
+    ):
+        target, env = sandboxed_target("pipeline.measure.launch", ["sanitize", op.name, str(Path(path).resolve()),
+                                       dtype_name(case.dtype), json.dumps(case.shape), str(case.seed),
+                                       str(op.path.parents[1])], Path(scratch), candidate_cache(Path(path), "cuda"),
+                                       env={"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})  # fmt: skip
+        # The tool's own report goes to a file of ours, apart from what the target prints.
+        log = Path(own) / "sanitizer.log"
+        cmd = [sanitizer, "--tool", "memcheck", "--error-exitcode", "86", "--print-limit", "4",
+               "--log-file", str(log), *target]  # fmt: skip
         proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=scratch, timeout=600)
-    text = proc.stdout + proc.stderr
+        report = log.read_text(errors="replace") if log.is_file() else ""
     if proc.returncode == 86:
         found = [
-            line.strip("= ").strip() for line in text.splitlines() if "Invalid" in line or "Address" in line
+            line.strip("= ").strip() for line in report.splitlines() if "Invalid" in line or "Address" in line
         ]
         rungs.failed("memory_safety", "compute-sanitizer memcheck: " + "; ".join(found[:3]), case)
-    elif proc.returncode != 0:
-        tail = " ".join(text.split()[-25:])
-        rungs.needs_gpu("memory_safety", f"compute-sanitizer did not run to the end (exit {proc.returncode}): {tail}",
+    elif proc.returncode != 0 and "Error:" in report and "Target application returned" not in report:
+        tail = " ".join(report.split()[-25:])
+        rungs.needs_gpu("memory_safety", f"compute-sanitizer could not run (exit {proc.returncode}): {tail}",
                         status="not run")  # fmt: skip
+    elif proc.returncode != 0:
+        tail = " ".join((proc.stdout + proc.stderr).split()[-25:])
+        rungs.failed(
+            "memory_safety", f"the call under compute-sanitizer exited {proc.returncode}: {tail}", case
+        )
     else:
         rungs.passed("memory_safety")
 
@@ -493,7 +513,7 @@ def check_candidate(op: str, path: str, device: str, root: str, secret: int,
     """Every rung on one candidate. Runs in the judge process, which starts the runner."""
     from pipeline.core.problem import load_op
 
-    not_dumpable()
+    trusted_parent()
     settings = {**DEFAULTS, **(settings or {})}
     start = time.perf_counter()
     rungs = Rungs(Path(progress) if progress else None)
@@ -501,7 +521,7 @@ def check_candidate(op: str, path: str, device: str, root: str, secret: int,
     with tempfile.TemporaryDirectory(prefix="kpipe-runner-") as scratch:
         # The runner starts (importing torch) while the judge loads the reference; it sees
         # no candidate code until the reference is in the judge's memory.
-        child = runner(device, Path(scratch), timeout_s)
+        child = runner(device, Path(scratch), timeout_s, path)
         backend = None
         try:
             op_ = load_op(op, root)
@@ -511,6 +531,9 @@ def check_candidate(op: str, path: str, device: str, root: str, secret: int,
                 torch.set_num_threads(1)  # the runner works while the judge waits, and back
             backend = judge(op_, child, path, device, secret, settings, rungs)
         except ChildDied as exc:
+            if exc.sandbox_failed:  # nothing of the candidate ran: no verdict either way
+                rungs.needs_gpu("sandbox", str(exc), status="not isolated")
+                return verdict(rungs, device, secret, start, backend)
             done = rungs.progress_cases
             last = f"; last case finished: {done[-1]}" if done else ""
             said = child.tail(3).splitlines()
@@ -529,7 +552,7 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
     """Load the candidate in the runner, then every case and probe. Returns its backend."""
     loaded = runner.ask({"cmd": "load", "path": str(Path(path).resolve()), "device": device,
                          "root": str(Path(op.path).parents[1])})  # fmt: skip
-    rungs.isolation = loaded.get("isolation", "")
+    rungs.isolation = runner.isolation()  # what this process sees of the runner, not its word
     if not loaded["ok"]:
         package = DSL_PACKAGES.get(loaded.get("missing_module", ""))
         if package:  # the kernel may be fine; this machine lacks its DSL

@@ -31,11 +31,21 @@ def render_report(op: str, device: str, secret: int, results: dict) -> str:
             if f.get("log_tail"):
                 lines += ["  - last output:", "", "```", f["log_tail"], "```"]
         if res.get("needs_gpu"):
-            lines.append(f"- needs a GPU: {', '.join(res['needs_gpu'])}")
+            lines.append(f"- not run here: {not_run(res)}")
         if res.get("worst"):
             lines.append("- worst figures: " + ", ".join(f"{k}={_num(v)}" for k, v in res["worst"].items()))
         lines.append("")
     return "\n".join(lines)
+
+
+def not_run(res: dict) -> str:
+    """The rungs this machine could not run, grouped by why ("needs GPU", "needs package",
+    "not isolated", ...)."""
+    groups: dict[str, list] = {}
+    for name in res.get("needs_gpu", []):
+        status = (res.get("rungs", {}).get(name) or {}).get("status") or "needs GPU"
+        groups.setdefault(status, []).append(name)
+    return "; ".join(f"{status}: {', '.join(names)}" for status, names in groups.items())
 
 
 def _num(v) -> str:

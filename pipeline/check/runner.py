@@ -4,12 +4,12 @@ back what came out, by value.
 
     python -m pipeline.check.runner FD      (started by pipeline/check/judge.py)
 
-FD is one end of a socket pair; each message is a pickled dict, tensors inside it are
-pickled by value (never shared memory the candidate could write to later). Before the
-candidate is imported the runner works in a scratch directory, sees the project
-read-only (its own mount namespace, where the OS lets it), drops every Linux capability
-it has (so even as root it cannot read the judge's memory, which the judge made
-non-dumpable, nor remount the project), and sets no_new_privs.
+FD is one end of a socket pair; each message is in the format of pipeline/core/wire.py,
+tensors by value (never shared memory the candidate could write to later). The runner
+was locked down before its first line ran (pipeline/core/lockdown.py): it works in a
+scratch directory, sees the whole filesystem read-only, has no network and no Linux
+capability, so even as root it can neither read the judge's memory (the judge is
+non-dumpable) nor undo any of it.
 
 Requests and replies:
   {"cmd": "load", "path", "device", "root"} -> {"ok", "backend", "signature", "isolation", ...}
@@ -157,13 +157,13 @@ def _overlaps(a, b) -> bool:
     return sa.nbytes() > 0 and sb.nbytes() > 0 and lo_a < lo_b + sb.nbytes() and lo_b < lo_a + sa.nbytes()
 
 
-def serve(conn: Connection, hello: dict, isolation: str) -> None:
+def serve(conn: Connection, hello: dict) -> None:
     runner = Runner(hello["device"])
     try:
         loaded = runner.load(hello["path"])
     except Exception as exc:  # anything the candidate's import raised that load_module did not
         loaded = {"ok": False, "error": f"import failed: {type(exc).__name__}: {exc}"}
-    send(conn, {**loaded, "isolation": isolation})
+    send(conn, loaded)
     while True:
         msg = recv(conn)
         if msg["cmd"] == "exit":
@@ -181,9 +181,9 @@ def serve(conn: Connection, hello: dict, isolation: str) -> None:
 
 
 def main(argv=None) -> int:
-    conn, hello, isolation = connect(sys.argv[1:] if argv is None else argv)  # locked down first
-    serve(conn, hello, isolation)
-    exit_child(conn)
+    conn, hello = connect(sys.argv[1:] if argv is None else argv)
+    serve(conn, hello)
+    exit_child()
 
 
 if __name__ == "__main__":

@@ -65,7 +65,7 @@ def cmd_check(args) -> int:
             )
         )
     else:
-        from pipeline.check.report import render_report
+        from pipeline.check.report import not_run, render_report
 
         if verdict != "accepted":
             print(render_report(args.op, device, secret, {path.stem: res}))
@@ -73,7 +73,7 @@ def cmd_check(args) -> int:
         if res.get("unverified_dtypes"):
             print(f"unverified here (no accuracy rung could run): {', '.join(res['unverified_dtypes'])}")
         if res.get("needs_gpu"):
-            print(f"still needs a GPU: {', '.join(res['needs_gpu'])}")
+            print(f"not run here: {not_run(res)}")
     return {"accepted": EXIT_ACCEPTED, "rejected": EXIT_REJECTED}.get(verdict, EXIT_UNVERIFIED)
 
 

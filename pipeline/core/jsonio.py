@@ -20,6 +20,11 @@ def _clean(value):
     return value
 
 
+def dumps_clean(data) -> str:
+    """JSON text with NaN and inf as strings (see _clean)."""
+    return json.dumps(_clean(data))
+
+
 def write_json(path: str | Path, data) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -75,7 +75,12 @@ class BenchShape(TypedDict, total=False):
     reason: str
     median_us: float
     iqr_us: float
-    method: Literal["events", "graph"]
+    method: Literal[
+        "events", "graph", "rounds"
+    ]  # "rounds": timed from outside the candidate (since 2026-12-01)
+    calls_per_sample: int  # calls in one timed round
+    graphs: int  # distinct calls (inputs, graphs) of the shape
+    checked_outputs: int  # outputs of timed calls judged against the reference
     gbps: float
     tflops: float
     fraction: float  # of the measured roofline

@@ -1,65 +1,174 @@
 """Processes that hold candidate code, and the walls around them.
 
 A candidate (code an agent wrote) only ever runs in a child process started here: the
-judge's runner (pipeline/check/runner.py) and the bench's timer (pipeline/measure/
-bench_runner.py). The parent talks to it over a socket pair, one pickled dict per
-message; tensors travel by value, so nothing the child does later reaches the parent's
-copy. Inside the child, before any candidate code runs, `lock_down` makes the project
-read-only (a mount namespace of its own, where the OS allows it: Linux, as root), drops
-every Linux capability and sets no_new_privs; the parent makes itself non-dumpable, so
-even a root child cannot read its memory.
+compile stage's capture, the judge's runner and its bare call (pipeline/check), the bench's
+timer (pipeline/measure/bench_runner.py), and the ncu, Proton and compute-sanitizer
+children. Every one of them starts as `python -c BOOT`, which runs pipeline/core/lockdown.py
+before anything else: the whole filesystem read-only except its scratch and cache folders,
+no network, no capabilities, SIGKILL when the parent dies (lockdown.py says where each
+needs Linux and root or a user namespace).
+
+The parent trusts none of the child's words about that: `observed_isolation` reads the
+child's /proc entries itself. It talks to the child over a socket pair in the format of
+pipeline/core/wire.py (never pickle: decoding a reply must not run the child's code). The
+parent makes itself non-dumpable (its memory, with a secret seed, out of reach) and a
+child subreaper: whatever a child leaves running (a daemon that called setsid, say) is
+re-parented to the parent and killed by `sweep`.
 """
 
 from __future__ import annotations
 
 import ctypes
+import json
 import os
-import pickle
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+from pipeline.core.wire import WireError, recv, send
+
+ROOT = Path(__file__).resolve().parents[2]  # where `pipeline` is, from any cwd
+LOCKDOWN = Path(__file__).with_name("lockdown.py")
+BOOT = f"exec(compile(open({str(LOCKDOWN)!r}).read(), 'lockdown.py', 'exec'), {{'__name__': '__kpipe_lockdown__'}})"
+PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
+_LIVE: set[int] = set()  # pids of this process's children still in use: never swept
+_LOCK = threading.RLock()  # a child is started and tracked before any sweep can see it
+
+__all__ = ["Child", "ChildDied", "WireError", "recv", "send", "sandboxed_command", "sweep", "trusted_parent"]
+
+
+SANDBOX_FAILED = 97  # a child's exit code when a wall it was told to require did not go up
+
 
 class ChildDied(Exception):
-    """The child crashed, hung past its deadline, or closed the connection."""
+    """The child crashed, hung past its deadline, closed the connection or broke the format.
+    `sandbox_failed`: it never ran anything, because its walls could not be put up."""
+
+    sandbox_failed = False
 
 
-def send(conn: Connection, obj) -> None:
-    conn.send_bytes(pickle.dumps(obj, protocol=5))
+def sandbox_required() -> bool:
+    """Whether children must get every wall or not run at all: as root on Linux (where
+    lockdown.py can put them all up), unless KPIPE_SANDBOX_REQUIRED=0 says otherwise."""
+    wanted = os.environ.get("KPIPE_SANDBOX_REQUIRED", "")
+    if wanted in ("0", "1"):
+        return wanted == "1"
+    return sys.platform.startswith("linux") and os.geteuid() == 0
 
 
-def recv(conn: Connection):
-    return pickle.loads(conn.recv_bytes())
+def trusted_parent() -> None:
+    """Call once in a process that starts candidate children: non-dumpable (no same-user
+    process may read its memory or open its files through /proc), and a subreaper."""
+    try:
+        libc = ctypes.CDLL(None)
+        libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: the README says what is enforced where
+
+
+def candidate_cache(key_file: Path | None, salt: str = "") -> Path:
+    """A compile cache (Triton, inductor, CuTe DSL) kept between runs for one candidate
+    file's content: a child can only ever poison its own entries, never those of another
+    candidate, a baseline or a trusted process."""
+    import hashlib
+
+    digest = hashlib.sha256(salt.encode())
+    if key_file is not None:
+        digest.update(Path(key_file).read_bytes())
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kpipe" / "sandboxed"
+    path = base / digest.hexdigest()[:24]
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def child_env(scratch: Path, cache: Path | None, env: dict | None = None) -> dict:
+    """The environment of a sandboxed child: caches and temporary files in folders it may
+    write (every other path is read-only for it), `pipeline` importable."""
+    cache = cache or scratch
+    out = {**os.environ, **(env or {})}
+    out.update(
+        TMPDIR=str(scratch),
+        HOME=str(scratch),
+        TRITON_HOME=str(cache),
+        TRITON_CACHE_DIR=str(cache / "triton"),
+        TORCHINDUCTOR_CACHE_DIR=str(cache / "inductor"),
+        CUTE_DSL_CACHE_DIR=str(cache / "cute"),
+        XDG_CACHE_HOME=str(cache / "xdg"),
+        PYTORCH_CUDA_ALLOC_CONF="expandable_segments:False",  # memory the bench can map (cuIpc)
+        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    )
+    out.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # one codegen on triton 3.6 to 3.9
+    out.pop("KPIPE_ISOLATION", None)
+    return out
+
+
+def sandboxed_command(argv: list[str], writable: list[Path], module: str = "", code: str = "",
+                      network: bool = False) -> tuple[list, dict]:  # fmt: skip
+    """`python -c BOOT` and the variable that tells lockdown.py what to run after it.
+    network=True keeps the network namespace (ncu talks to its target over loopback)."""
+    config = {"writable": [str(p) for p in writable], "argv": argv, "module": module, "code": code,
+              "network": network, "require": sandbox_required()}  # fmt: skip
+    return [sys.executable, "-c", BOOT], {"KPIPE_SANDBOX": json.dumps(config)}
+
+
+def sandboxed_target(module: str, argv: list[str], scratch: Path, cache: Path | None = None,
+                     network: bool = False, env: dict | None = None) -> tuple[list, dict]:  # fmt: skip
+    """The command and environment that run `python -m MODULE ARGV` locked down, for a tool
+    (ncu, compute-sanitizer) to start as its target."""
+    writable = [scratch] + ([cache] if cache else [])
+    for path in writable:
+        path.mkdir(parents=True, exist_ok=True)
+    cmd, boot = sandboxed_command(argv, writable, module=module, network=network)
+    return cmd, {**child_env(scratch, cache, env), **boot}
+
+
+def copy_out(src: Path, dest: Path, limit: int = 1 << 30) -> bool:
+    """Copy a file a child wrote in its scratch folder to a trusted place: a regular file
+    only (a link the child planted is not followed), at most `limit` bytes."""
+    try:
+        fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not (st.st_mode & 0o170000 == 0o100000) or st.st_size > limit:
+            return False
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(f.read(limit))
+    return True
 
 
 class Child:
-    """The parent's end of one child process: `python -m MODULE FD` in `scratch`."""
+    """The parent's end of one sandboxed child: `python -m MODULE FD` (or a code string) in
+    `scratch`, with `cache` writable too."""
 
-    def __init__(self, module: str, scratch: Path, timeout_s: float, env: dict | None = None, code: str = ""):
+    def __init__(self, module: str, scratch: Path, timeout_s: float, env: dict | None = None, code: str = "",
+                 cache: Path | None = None):  # fmt: skip
         ours, theirs = socket.socketpair()
-        child_env = {**os.environ, **(env or {})}
-        child_env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # one codegen on triton 3.6 to 3.9
-        child_env["TORCHINDUCTOR_CACHE_DIR"] = str(scratch / "inductor")  # nothing shared to poison
-        root = str(Path(__file__).resolve().parents[2])  # where `pipeline` is, from any cwd
-        child_env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, child_env.get("PYTHONPATH")]))
-        self.log = scratch / f"{module.rsplit('.', 1)[-1]}.log"
+        writable = [scratch] + ([cache] if cache else [])
+        for path in writable:
+            path.mkdir(parents=True, exist_ok=True)
+        cmd, boot_env = sandboxed_command([str(theirs.fileno())], writable, module=module, code=code)
+        self.log = open_log(scratch / f"{module.rsplit('.', 1)[-1] if module else 'bare'}.log")
         self.timeout_s = timeout_s
         self.deadline = time.monotonic() + timeout_s
-        with open(self.log, "wb") as log:
-            run = ["-c", code] if code else ["-m", module]  # code: a child that imports no pipeline module
+        with _LOCK:
             self.proc = subprocess.Popen(
-                [sys.executable, *run, str(theirs.fileno())], pass_fds=[theirs.fileno()],
-                stdout=log, stderr=subprocess.STDOUT, cwd=scratch, env=child_env, start_new_session=True,
+                cmd, pass_fds=[theirs.fileno()], stdout=self.log, stderr=subprocess.STDOUT, cwd=scratch,
+                env={**child_env(scratch, cache, env), **boot_env}, start_new_session=True,
             )  # fmt: skip
+            track(self.proc.pid)
         theirs.close()
         self.conn = Connection(ours.detach())
 
     def ask(self, msg: dict) -> dict:
-        """Send one request; the reply, or ChildDied (crash, or past the deadline)."""
+        """Send one request; the reply, or ChildDied (crash, past the deadline, bad format)."""
         self.request(msg)
         return self.reply()
 
@@ -75,20 +184,32 @@ class Child:
             self.kill()
             raise ChildDied(f"timeout: did not finish within {self.timeout_s:g} s (killed)")
         try:
-            return recv(self.conn)
+            reply = recv(self.conn)
         except (EOFError, OSError):
             self._died()
+        except WireError as exc:
+            self.kill()
+            raise ChildDied(f"broke the message format ({exc}): killed") from None
+        if not isinstance(reply, dict):
+            self.kill()
+            raise ChildDied("sent a reply that is not a dict: killed")
+        return reply
+
+    def isolation(self) -> str:
+        return observed_isolation(self.proc.pid)
 
     def _died(self):
         code = self.proc.wait()
+        if code == SANDBOX_FAILED:
+            died = ChildDied(f"the sandbox could not be set up here ({self.tail(2).strip()}); "
+                             "KPIPE_SANDBOX_REQUIRED=0 runs candidates with weaker walls")  # fmt: skip
+            died.sandbox_failed = True
+            raise died from None
         why = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
         raise ChildDied(f"crashed: the process {why}") from None
 
     def tail(self, lines: int = 25) -> str:
-        try:
-            return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return ""
+        return log_tail(self.log, lines)
 
     def kill(self) -> None:
         try:
@@ -96,82 +217,142 @@ class Child:
         except (ProcessLookupError, PermissionError):
             pass
         self.proc.wait()
+        untrack(self.proc.pid)
+        sweep()
+
+    def __del__(self):
+        try:
+            os.close(self.log)
+        except (OSError, AttributeError):
+            pass
 
     def close(self) -> None:
         try:
             send(self.conn, {"cmd": "exit"})
             self.proc.wait(timeout=10)
         except Exception:
-            self.kill()
+            pass
+        self.kill()
+
+
+def open_log(path: Path) -> int:
+    """A log file for a child's output, as an fd the parent keeps: read back through it, the
+    log cannot be swapped for a link to another file by the child."""
+    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+
+
+def log_tail(fd: int, lines: int = 25, limit: int = 1 << 20) -> str:
+    """The end of a child's log, control characters removed (no terminal tricks)."""
+    try:
+        size = os.fstat(fd).st_size
+        data = os.pread(fd, limit, max(0, size - limit))
+    except OSError:
+        return ""
+    text = data.decode(errors="replace")
+    text = "".join(c if c in "\n\t" or c.isprintable() else "?" for c in text)
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def track(pid: int) -> None:
+    """A child this process still uses (a Child, or a trusted one such as the judge)."""
+    with _LOCK:
+        _LIVE.add(pid)
+
+
+def untrack(pid: int) -> None:
+    with _LOCK:
+        _LIVE.discard(pid)
+
+
+def spawning():
+    """Hold while starting a child and tracking it, so no sweep in another thread kills it."""
+    return _LOCK
+
+
+def sweep() -> int:
+    """Kill every child of this process but its live Child objects: daemons a candidate
+    left behind, re-parented here because this process is a subreaper. Call it only where
+    no other subprocess of this process may be running. How many were killed."""
+    me, killed = os.getpid(), 0
+    for _ in range(20):
+        with _LOCK:
+            found = [pid for pid in _children(me) if pid not in _LIVE]
+        if not found:
+            break
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                killed += 1
+            except (ProcessLookupError, ChildProcessError, PermissionError):
+                pass
+    return killed
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in entries:
+        if name.isdigit():
+            try:
+                stat = Path(f"/proc/{name}/stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[-1].split()
+            if len(fields) > 1 and fields[1] == str(pid):
+                found.append(int(name))
+    return found
+
+
+def observed_isolation(pid: int) -> str:
+    """What the parent itself sees of a child's walls, from /proc: "full: ..." when its
+    whole filesystem is read-only but its scratch and cache, it has its own network and no
+    capability, and no_new_privs is set; else "partial: ..." with what is missing."""
+    missing = []
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError as exc:
+        return f"unknown: cannot read /proc/{pid}/status ({exc.strerror})"
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    if int(fields.get("CapEff", "1").strip(), 16) or int(fields.get("CapBnd", "1").strip(), 16):
+        missing.append("capabilities")
+    if fields.get("NoNewPrivs", "0").strip() != "1":
+        missing.append("no_new_privs")
+    try:
+        if os.readlink(f"/proc/{pid}/ns/net") == os.readlink("/proc/self/ns/net"):
+            missing.append("network")
+        root_ro = _root_read_only(Path(f"/proc/{pid}/mountinfo").read_text())
+    except OSError:
+        root_ro = False
+        missing.append("network (unknown)")
+    if not root_ro:
+        missing.append("read-only filesystem")
+    if not missing:
+        return "full: read-only filesystem but its scratch, no network, no capabilities, no_new_privs"
+    return "partial: still has " + ", ".join(missing)
+
+
+def _root_read_only(mountinfo: str) -> bool:
+    for line in mountinfo.splitlines():
+        parts = line.split()
+        if len(parts) > 5 and parts[4] == "/":
+            return "ro" in parts[5].split(",")
+    return False
 
 
 # ------------------------------------------------------------------- inside the child
 
 
-def connect(argv: list[str]) -> tuple[Connection, dict, str]:
-    """The child's side: its connection, the first request (which names the project root),
-    and what `lock_down` managed. Call before importing any candidate code."""
+def connect(argv: list[str]) -> tuple[Connection, dict]:
+    """The child's side (already locked down by lockdown.py): its connection and the first
+    request."""
     conn = Connection(int(argv[0]))
-    hello = recv(conn)
-    isolation = lock_down(hello.get("root"))
-    return conn, hello, isolation
+    return conn, recv(conn)
 
 
-def lock_down(root: str | None) -> str:
-    isolation = read_only(root) if root else "none (no project root given)"
-    drop_privileges()
-    return isolation
-
-
-def read_only(root: str) -> str:
-    """The project as a read-only view for this process and its children (a mount
-    namespace of its own; needs root, which drop_privileges then gives up)."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        ms_rdonly, ms_remount, ms_bind, ms_rec, ms_private = 1, 32, 4096, 16384, 1 << 18
-        path = os.fsencode(root)
-        if libc.unshare(0x00020000) != 0:  # CLONE_NEWNS
-            return f"none (unshare: {os.strerror(ctypes.get_errno())})"
-        libc.mount(b"none", b"/", None, ms_rec | ms_private, None)  # nothing leaks out
-        if (
-            libc.mount(path, path, None, ms_bind | ms_rec, None) != 0
-            or libc.mount(None, path, None, ms_remount | ms_bind | ms_rdonly, None) != 0
-        ):
-            return f"none (mount: {os.strerror(ctypes.get_errno())})"
-    except (OSError, AttributeError) as exc:
-        return f"none ({exc})"
-    return "read-only project"
-
-
-def drop_privileges() -> None:
-    """No capabilities (CAP_SYS_PTRACE and CAP_SYS_ADMIN above all) and no way back."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        for cap in range(64):  # the bounding set first, so no exec'd program regains them
-            libc.prctl(24, cap, 0, 0, 0)  # PR_CAPBSET_DROP
-        libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
-
-        class Header(ctypes.Structure):
-            _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-        class Data(ctypes.Structure):
-            _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32),
-                        ("inheritable", ctypes.c_uint32)]  # fmt: skip
-
-        libc.capset(ctypes.byref(Header(0x20080522, 0)), (Data * 2)())  # _LINUX_CAPABILITY_VERSION_3
-    except (OSError, AttributeError):
-        pass  # not Linux: the README says what is enforced where
-
-
-def not_dumpable() -> None:
-    """The parent's memory (a secret seed, the reference) out of reach of a same-user
-    process without CAP_SYS_PTRACE, which the children have dropped."""
-    try:
-        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
-    except (OSError, AttributeError):
-        pass
-
-
-def exit_child(conn: Connection) -> None:
+def exit_child() -> None:
     sys.stdout.flush()
     os._exit(0)  # a broken CUDA context can hang in interpreter teardown

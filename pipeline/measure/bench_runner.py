@@ -1,69 +1,136 @@
-"""The bench's timer for one candidate: the only process of the bench stage that imports
-candidate code. The stage (pipeline/stages/bench.py) times the baselines itself, in a
-process where no candidate was ever imported, and judges what comes back from here.
+"""The bench's child for one candidate (or one baseline): the only process of the bench
+stage that runs its code. It captures calls in CUDA graphs and replays them when told; it
+holds no clock, no reference and no verdict. The stage (pipeline/measure/rounds.py) times
+each round from its own process, owns the inputs and reads the outputs itself.
 
-    python -m pipeline.measure.bench_runner FD      (started by the bench stage)
+    python -m pipeline.measure.bench_runner FD      (started locked down by the bench stage)
 
-Requests, over the socket pair of pipeline/core/sandbox.py:
-  {"path", "root"}                      -> {"ok", "isolation"} or {"ok": False, "error"}
-  {"cmd": "bench", "inputs", "roll", "nbytes", "timing", "keep_at"}
-      -> {"first_call_ms", "first", "timing", "kept": [(k, set index, output)], "inputs_changed"}
-      Two input sets: A as sent, and B, A with its rows rolled by `roll`. The first call is
-      on A; the timed calls alternate A, B, A, ... (pipeline/measure/timing.py:
-      time_callable); "kept" holds the outputs of the calls numbered in keep_at, for the
-      stage to judge against the reference of their own set.
+Requests, in the format of pipeline/core/wire.py:
+  {"path"} or {"baseline", "op", "root"}  -> {"ok"} or {"ok": False, "error"}
+      a candidate file, or a baseline: "torch_eager" (the reference's torch_eager),
+      "torch_compile" (torch.compile of it) or "none" (nothing: the empty window's child)
+  {"cmd": "setup", "handles", "sets", "warm"}
+      -> {"outputs": [{"handle", "offset", "extent", "dtype", "size", "stride"}]} or {"error"}
+      `handles`: one CUDA memory handle per input position (the stage's memory); `sets`:
+      per call, per position, where that call's input lies in it. Maps them, calls the
+      kernel `warm` times on set 0, then captures one graph per set (one memory pool for
+      all), and hands back where each graph's output lives.
+  {"cmd": "replay", "order": [i, ...]}   -> {}   graphs i in this order, then synchronise
+  {"cmd": "teardown"}                    -> {}   graphs, outputs and mappings released
 """
 
 from __future__ import annotations
 
 import sys
-import time
 import traceback
 
 from pipeline.core.sandbox import connect, exit_child, recv, send
-from pipeline.measure.timing import TimingConfig, time_callable  # bound before any candidate
 
 
-def bench(kernel, msg: dict) -> dict:
-    import torch
+class Replayer:
+    def __init__(self, kernel):
+        self.kernel = kernel
+        self.mapped, self.graphs, self.outputs = [], [], []
 
-    a = tuple(msg["inputs"])
-    sets = [a, tuple(torch.roll(t, shifts=msg["roll"], dims=0) for t in a)]  # B: A's rows moved
-    sources = [tuple(t.clone() for t in s) for s in sets]
-    start = time.perf_counter()
-    out = kernel(*sets[0])
-    torch.cuda.synchronize()
-    first_call_ms = (time.perf_counter() - start) * 1e3
-    first = out.detach().clone() if type(out) is torch.Tensor else None
-    keep_at, kept = set(msg["keep_at"]), []
+    def setup(self, msg: dict) -> dict:
+        import torch
 
-    def keep(k, out):
-        if k in keep_at and type(out) is torch.Tensor:
-            kept.append((k, k % len(sets), out))
+        from pipeline.measure.gpu_memory import Mapped, export, typed_view
 
-    timing = time_callable(kernel, sets, msg["nbytes"], TimingConfig(**msg["timing"]), keep=keep)
-    torch.cuda.synchronize()
-    changed = any(not torch.equal(a, b) for s, src in zip(sets, sources) for a, b in zip(s, src))
-    return {"first_call_ms": first_call_ms, "first": first, "timing": timing.as_dict(),
-            "kept": [(k, i, o.detach().clone()) for k, i, o in kept], "inputs_changed": changed}  # fmt: skip
+        self.teardown()
+        self.mapped = [Mapped(h) for h in msg["handles"]]
+        sets = [tuple(typed_view(self.mapped[p].flat, getattr(torch, m["dtype"]), m["size"], m["stride"], m["offset"])
+                      for p, m in enumerate(metas)) for metas in msg["sets"]]  # fmt: skip
+        for _ in range(int(msg.get("warm", 2))):  # compile, autotune, allocate: outside any graph
+            self.kernel(*sets[0])
+        torch.cuda.synchronize()
+        pool = None
+        for inputs in sets:
+            graph = torch.cuda.CUDAGraph()
+            try:
+                with torch.cuda.graph(graph, pool=pool):
+                    out = self.kernel(*inputs)
+            except Exception as exc:
+                return {"error": f"CUDA graph capture failed: {type(exc).__name__}: {exc}"}
+            if type(out) is not torch.Tensor:
+                return {"error": f"kernel() returned {type(out).__name__}, not a plain torch.Tensor"}
+            pool = graph.pool()
+            self.graphs.append(graph)
+            self.outputs.append(out)
+        torch.cuda.synchronize()
+        described, handles = [], {}
+        for out in self.outputs:
+            place = export(out, handles)
+            described.append({**place, "dtype": str(out.dtype).removeprefix("torch."), "size": list(out.shape),
+                              "stride": list(out.stride())})  # fmt: skip
+        return {"outputs": described}
+
+    def replay(self, order: list[int]) -> dict:
+        import torch
+
+        for i in order:
+            self.graphs[i].replay()
+        torch.cuda.synchronize()
+        return {}
+
+    def teardown(self) -> dict:
+        import torch
+
+        self.graphs, self.outputs = [], []
+        if torch.cuda.is_initialized():
+            torch.cuda.synchronize()
+        for m in self.mapped:
+            m.close()
+        self.mapped = []
+        if torch.cuda.is_initialized():
+            torch.cuda.empty_cache()
+        return {}
+
+
+def load(hello: dict):
+    """The callable to time: a candidate's kernel(), or a baseline built from the reference."""
+    from pipeline.core.problem import load_module, load_op
+
+    if hello.get("baseline") == "none":  # the empty window's child: runs nothing at all
+        return None
+    if "baseline" not in hello:
+        return load_module(hello["path"], "kpipe_candidate").kernel
+    op = load_op(hello["op"], hello["root"])
+    if hello["baseline"] == "torch_eager":
+        return op.torch_eager
+    if hello["baseline"] == "torch_compile":
+        import torch
+
+        return torch.compile(op.torch_eager)
+    raise ValueError(f"unknown baseline {hello['baseline']!r}")
+
+
+def serve(conn, replayer: Replayer) -> None:
+    while (msg := recv(conn)).get("cmd") != "exit":
+        try:
+            if msg["cmd"] == "setup":
+                reply = replayer.setup(msg)
+            elif msg["cmd"] == "replay":
+                reply = replayer.replay([int(i) for i in msg["order"]])
+            else:
+                reply = replayer.teardown()
+        except Exception as exc:
+            text = str(exc).strip().splitlines()
+            reply = {"raised": f"{type(exc).__name__}: {text[0] if text else ''}",
+                     "trace": traceback.format_exc(limit=-4)}  # fmt: skip
+        send(conn, reply)
 
 
 def main(argv=None) -> int:
-    conn, hello, isolation = connect(sys.argv[1:] if argv is None else argv)  # locked down first
-    from pipeline.core.problem import ProblemError, load_module
-
+    conn, hello = connect(sys.argv[1:] if argv is None else argv)
     try:
-        kernel = load_module(hello["path"], "kpipe_candidate").kernel
-        send(conn, {"ok": True, "isolation": isolation})
-    except (ProblemError, AttributeError) as exc:
-        send(conn, {"ok": False, "error": str(exc)})
-        exit_child(conn)
-    while (msg := recv(conn))["cmd"] != "exit":
-        try:
-            send(conn, bench(kernel, msg))
-        except Exception as exc:
-            send(conn, {"raised": f"{type(exc).__name__}: {exc}", "trace": traceback.format_exc(limit=-4)})
-    exit_child(conn)
+        kernel = load(hello)
+    except Exception as exc:  # a broken candidate is data for the stage
+        send(conn, {"ok": False, "error": f"{type(exc).__name__}: {exc}"})
+        exit_child()
+    send(conn, {"ok": True})
+    serve(conn, Replayer(kernel))
+    exit_child()
 
 
 if __name__ == "__main__":

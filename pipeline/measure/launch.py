@@ -1,4 +1,5 @@
-"""Child processes the profile stage and the judge start, one call of one candidate each:
+"""Child processes the profile stage and the judge start, one call of one candidate each,
+always locked down first (started through pipeline/core/sandbox.py: sandboxed_target):
 
 python -m pipeline.measure.launch ncu OP FILE DTYPE SHAPE_INDEX ROOT
     under ncu: warm up, then one call inside the NVTX range ncu keeps
@@ -23,11 +24,9 @@ def run_candidate(op_name: str, path: str, dtype_name: str, shape_index: int, ro
     import torch
 
     from pipeline.core.problem import load_candidate, load_op
-    from pipeline.core.sandbox import lock_down
     from pipeline.measure.ncu import NVTX_RANGE
 
     op = load_op(op_name, root)
-    lock_down(root)  # the candidate's code runs from here on
     cand = load_candidate(op, path, root)
     shape = op.BENCH_SHAPES[shape_index]
     dtype = getattr(torch, dtype_name)
@@ -50,10 +49,8 @@ def run_sanitized(op_name: str, path: str, dtype_name: str, shape: str, seed: in
     import torch
 
     from pipeline.core.problem import load_candidate, load_op
-    from pipeline.core.sandbox import lock_down
 
     op = load_op(op_name, root)
-    lock_down(root)
     cand = load_candidate(op, path, root)
     inputs = op.make_inputs(seed, "cuda", getattr(torch, dtype_name), **json.loads(shape))
     cand.kernel(*inputs)

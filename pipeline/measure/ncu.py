@@ -39,14 +39,15 @@ SUMMED = {"gpu_time_ns", "dram_bytes_read", "dram_bytes_write", "local_store_byt
 SECTIONS = ["SpeedOfLight", "MemoryWorkloadAnalysis", "ComputeWorkloadAnalysis", "Occupancy", "LaunchStats"]
 
 
-def witness_command(ncu: str, report: Path, driver_args: list[str]) -> list[str]:
-    """ncu timing one call (every kernel of it, on any stream) and nothing else."""
+def witness_command(ncu: str, report: Path, target: list[str]) -> list[str]:
+    """ncu timing one call (every kernel of it, on any stream) and nothing else. `target`:
+    the locked-down launcher (pipeline/core/sandbox.py: sandboxed_target)."""
     cmd = [ncu, "--clock-control", "none", "--target-processes", "all", "--nvtx", "--nvtx-include",
            f"{NVTX_RANGE}/", "--force-overwrite", "--export", str(report), "--metrics", "gpu__time_duration.sum"]  # fmt: skip
-    return cmd + [sys.executable, "-m", "pipeline.measure.launch", "ncu", *driver_args]
+    return cmd + target
 
 
-def ncu_command(ncu: str, report: Path, tensor_roofline: bool, driver_args: list[str]) -> list[str]:
+def ncu_command(ncu: str, report: Path, tensor_roofline: bool, target: list[str]) -> list[str]:
     roofline = (
         "SpeedOfLight_HierarchicalTensorRooflineChart" if tensor_roofline else "SpeedOfLight_RooflineChart"
     )
@@ -66,7 +67,7 @@ def ncu_command(ncu: str, report: Path, tensor_roofline: bool, driver_args: list
     for sec in SECTIONS + [roofline]:
         cmd += ["--section", sec]
     cmd += ["--metrics", ",".join(METRICS)]
-    return cmd + [sys.executable, "-m", "pipeline.measure.launch", "ncu", *driver_args]
+    return cmd + target
 
 
 def read_report(report: Path) -> list[dict]:

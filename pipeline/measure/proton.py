@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import subprocess
-import sys
+import tempfile
 from pathlib import Path
 
 
@@ -29,13 +29,18 @@ def proton_scopes(path: Path, driver_args: list[str], stem: Path, timeout: float
         import triton.profiler.language  # noqa: F401
     except ImportError as exc:
         return {"proton": f"this Triton has no Proton ({exc})"}
-    proc = subprocess.run(
-        [sys.executable, "-m", "pipeline.measure.launch", "proton", *driver_args, str(stem)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    from pipeline.core.sandbox import candidate_cache, copy_out, sandboxed_target
+
     trace = stem.parent / f"{stem.name}.hatchet"  # Proton appends .hatchet to the name it is given
+    trace.unlink(missing_ok=True)
+    with tempfile.TemporaryDirectory(prefix="kpipe-proton-") as scratch:
+        # Locked down (pipeline/core/lockdown.py): it writes its trace in its scratch folder,
+        # and only a regular file named as asked comes out.
+        inner = Path(scratch) / stem.name
+        cmd, env = sandboxed_target("pipeline.measure.launch", ["proton", *driver_args, str(inner)], Path(scratch),
+                                    candidate_cache(path, "cuda"))  # fmt: skip
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=scratch, env=env)
+        copy_out(Path(scratch) / f"{stem.name}.hatchet", trace)
     if proc.returncode != 0 or not trace.is_file():
         tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-5:])
         why = f"exit {proc.returncode}" if proc.returncode else f"exit 0 but no {trace.name}"

@@ -3,20 +3,20 @@
     python -m pipeline.stages.bench OP [--root DIR]
 
 For each candidate the test stage accepted, at each BENCH_SHAPES entry in params
-bench.dtype, on inputs drawn from a fresh seed: a correctness re-check of the first call,
-the timing (pipeline/measure/timing.py) with calls alternating between two input sets, a
-check of outputs of timed calls (graph replays included) and of the inputs after it, then
-GB/s, TFLOP/s and the roofline fraction against metrics/ceilings.json.
+bench.dtype: timed in rounds from this process (pipeline/measure/rounds.py), while the
+candidate runs in a locked-down child (pipeline/measure/bench_runner.py) that never sees
+the clock. Every round's calls get fresh inputs written by this process, and every
+timed call's output is judged against the reference; then GB/s, TFLOP/s and the
+roofline fraction against metrics/ceilings.json.
 
-Each candidate is timed in a process of its own (pipeline/measure/bench_runner.py), so it
-cannot reach the clock, the ceilings, the baselines or another candidate. The baselines
-(torch eager, which for matmul is cuBLAS, and torch.compile of it) are timed here, in a
-process that never imports a candidate; each candidate gets its speedup over each (>1:
-faster). At the headline shape one call in a fresh process is timed by Nsight Compute as
-an outside witness: a median far below it is not believed (the record says why).
+The baselines (torch eager, which for matmul is cuBLAS, and torch.compile of it) are
+timed the same way, each in a child of its own; each candidate gets its speedup over each
+(>1: faster). At the headline shape one eager call in a fresh process is timed by Nsight
+Compute as a second witness: a median far below it means the graphs did less than an
+eager call does (the record says why).
 
 Without a CUDA device it writes {"skipped": "no CUDA device"} and succeeds. Either way it
-also writes plots/<op>/{time,fraction}.json for `dvc plots` (pipeline/plot.py).
+also writes plots/<op>/{time,fraction}.json for `dvc plots` (pipeline/commands/plot.py).
 """
 
 from __future__ import annotations
@@ -43,140 +43,114 @@ def shape_label(shape: dict) -> str:
     return ",".join(f"{k}={v}" for k, v in shape.items())
 
 
-KEEP = 8  # outputs of timed calls sent back and judged, besides the first call's
 WITNESS_TRUST = 0.9  # a median below this share of the witness's is not believed (>= 50 us)
+BASELINES = ("torch_eager", "torch_compile")  # torch eager (for matmul: cuBLAS), and torch.compile of it
 
 
-class Shape:
-    """One bench shape's inputs and everything needed to judge a timing of it."""
+def judge_timing(op, shape: dict, dtype, timing: dict, ceilings: dict, target: float) -> dict:
+    """The roofline figures of one shape's timing, and whether it is at the target."""
+    from pipeline.measure.roofline import fraction
 
-    def __init__(self, op, shape: dict, dtype, rng):
-        import torch
-
-        self.op, self.shape, self.dtype, self.label = op, shape, dtype, shape_label(shape)
-        self.inputs = op.make_inputs(rng.randrange(2**31), "cuda", dtype, **shape)
-        rows = self.inputs[0].shape[0]
-        self.roll = rng.randrange(1, rows) if rows > 1 else 0
-        rolled = tuple(torch.roll(t, shifts=self.roll, dims=0) for t in self.inputs)
-        self.refs = [op.reference(*self.inputs), op.reference(*rolled)]
-        self.nbytes = op.bytes_moved(dtype, **shape)
-        self.keep_at = sorted(rng.sample(range(2, 40), KEEP))  # within the first samples of any method
-
-    def request(self, timing_cfg) -> dict:
-        from dataclasses import asdict
-
-        return {"cmd": "bench", "inputs": list(self.inputs), "roll": self.roll, "nbytes": self.nbytes,
-                "timing": asdict(timing_cfg), "keep_at": self.keep_at}  # fmt: skip
-
-    def judge(self, reply: dict, ceilings: dict, target: float) -> dict:
-        """A timing record, or a failure saying which output or input was wrong."""
-        from pipeline.check.accuracy import compare
-        from pipeline.measure.roofline import fraction
-
-        if "raised" in reply:
-            return {"status": "failed", "reason": f"raised {reply['raised']}"}
-        tol = self.op.tolerance(self.dtype)
-        if reply["first"] is None:
-            return {"status": "failed", "reason": "kernel() did not return a plain torch.Tensor"}
-        first = compare(reply["first"], self.refs[0], tol)
-        if not first["ok"]:
-            return {"status": "failed", "reason": f"correctness re-check before timing: {first['reason']}"}
-        for k, which, out in reply["kept"]:
-            during = compare(out, self.refs[which], tol)
-            if not during["ok"]:
-                return {"status": "failed", "reason": f"the output of timed call {k} is wrong: {during['reason']}",
-                        "timing": reply["timing"]}  # fmt: skip
-        if reply["inputs_changed"]:
-            return {"status": "failed", "reason": "inputs changed during timing"}
-        timing = reply["timing"]
-        dtype_name = str(self.dtype).removeprefix("torch.")
-        roof = fraction(self.op.flops(**self.shape), self.nbytes, timing["median_us"], ceilings, dtype_name)
-        record = {"status": "ok", **timing, **roof,
-                  "at_roofline": bool(roof["fraction"] >= target and not roof["suspicious"]),
-                  "checked_outputs": 1 + len(reply["kept"]), "first_call_ms": reply["first_call_ms"]}  # fmt: skip
-        if timing["clocks"].get("clock_drop"):
-            record["warning"] = "SM clock dropped more than 10% during timing"
-        return record
+    dtype_name = str(dtype).removeprefix("torch.")
+    roof = fraction(
+        op.flops(**shape), op.bytes_moved(dtype, **shape), timing["median_us"], ceilings, dtype_name
+    )
+    record = {
+        "status": "ok",
+        **timing,
+        **roof,
+        "at_roofline": bool(roof["fraction"] >= target and not roof["suspicious"]),
+    }
+    if timing["clocks"].get("clock_drop"):
+        record["warning"] = "SM clock dropped more than 10% during timing"
+    return record
 
 
-def baselines_for(op) -> dict:
-    """torch eager (for matmul that is cuBLAS) and torch.compile of it."""
-    import torch
+def roofline_us(op, shape: dict, dtype, ceilings: dict) -> float:
+    """The time a call takes at the measured roofline: what a round is sized by."""
+    from pipeline.measure.roofline import fraction
 
-    found = {"torch_eager": op.torch_eager}
-    try:
-        found["torch_compile"] = torch.compile(op.torch_eager)
-    except Exception as exc:
-        found["torch_compile"] = exc
-    return found
+    return fraction(op.flops(**shape), op.bytes_moved(dtype, **shape), 1.0, ceilings,
+                    str(dtype).removeprefix("torch."))["fraction"]  # fmt: skip
 
 
-def time_baselines(op, shapes: list[Shape], timing_cfg, ceilings, target) -> dict:
-    """Baselines, timed here: in a process that never imports a candidate."""
-    from pipeline.measure.bench_runner import bench
-
-    results = {}
-    for name, fn in baselines_for(op).items():
-        results[name] = {"shapes": {}}
-        for s in shapes:
-            if isinstance(fn, Exception):
-                rec = {"status": "failed", "reason": f"{type(fn).__name__}: {fn}"}
-            else:
-                try:
-                    rec = s.judge(bench(fn, s.request(timing_cfg)), ceilings, target)
-                except Exception as exc:
-                    rec = {"status": "failed", "reason": f"raised {type(exc).__name__}: {exc}"}
-            results[name]["shapes"][s.label] = rec
-            print(f"  baseline {name} {s.label}: {describe(rec)}", flush=True)
-    return results
-
-
-def time_candidate(
-    path: Path, root: Path, shapes: list[Shape], timing_cfg, ceilings, target, timeout_s
-) -> dict:
-    """One candidate, timed in a process of its own (pipeline/measure/bench_runner.py)."""
+def time_child(hello: dict, cache, op, shapes: list[dict], dtype, seed: int, cfg, ceilings, target, fixed_us,
+               timeout_s: float, label: str) -> dict:  # fmt: skip
+    """Every shape of one candidate or baseline, timed by rounds from this process; the code
+    under test runs in a locked-down child (pipeline/measure/bench_runner.py)."""
     import tempfile
 
     from pipeline.core.sandbox import Child, ChildDied
+    from pipeline.measure.gpu_memory import DriverError
+    from pipeline.measure.rounds import ShapeBench, Wrong
 
     result = {"shapes": {}}
     with tempfile.TemporaryDirectory(prefix="kpipe-bench-") as scratch:
-        child = Child("pipeline.measure.bench_runner", Path(scratch), timeout_s)
+        child = Child("pipeline.measure.bench_runner", Path(scratch), timeout_s, cache=cache)
         try:
-            hello = child.ask({"path": str(path), "root": str(root)})
-            result["isolation"] = hello.get("isolation")
-            for s in shapes:
-                rec = (s.judge(child.ask(s.request(timing_cfg)), ceilings, target) if hello["ok"]
-                       else {"status": "failed", "reason": hello["error"]})  # fmt: skip
-                result["shapes"][s.label] = rec
-                print(f"  {path.stem} {s.label}: {describe(rec)}", flush=True)
+            hello_reply = child.ask(hello)
+            result["isolation"] = child.isolation()
+            for i, shape in enumerate(shapes):
+                if not hello_reply.get("ok"):
+                    rec = {"status": "failed", "reason": hello_reply.get("error", "did not load")}
+                else:
+                    bench = ShapeBench(
+                        child, op, shape, dtype, seed + i, cfg, roofline_us(op, shape, dtype, ceilings)
+                    )
+                    try:
+                        setup_s = bench.setup()
+                        rec = judge_timing(op, shape, dtype, bench.run(fixed_us), ceilings, target)
+                        rec["setup_s"] = round(setup_s, 2)
+                    except Wrong as exc:  # the candidate's doing
+                        rec = {"status": "failed", "reason": str(exc)}
+                    except (DriverError, RuntimeError) as exc:  # the bench could not do its part
+                        rec = {
+                            "status": "failed",
+                            "reason": f"the bench could not time it: {type(exc).__name__}: {exc}",
+                        }
+                    finally:
+                        bench.close()
+                result["shapes"][shape_label(shape)] = rec
+                print(f"  {label} {shape_label(shape)}: {describe(rec)}", flush=True)
         except ChildDied as exc:
-            done = set(result["shapes"])
-            for s in shapes:
-                if s.label not in done:
-                    result["shapes"][s.label] = {
-                        "status": "failed",
-                        "reason": str(exc),
-                        "log_tail": child.tail(),
-                    }
+            for shape in shapes:
+                result["shapes"].setdefault(shape_label(shape), {"status": "failed", "reason": str(exc),
+                                                                 "log_tail": child.tail()})  # fmt: skip
         finally:
             child.close()
     return result
 
 
+def measure_fixed_cost(timeout_s: float) -> float:
+    """The empty window, with a child that runs no candidate code (pipeline/measure/rounds.py)."""
+    import tempfile
+
+    from pipeline.core.sandbox import Child
+    from pipeline.measure.rounds import fixed_cost_us
+
+    with tempfile.TemporaryDirectory(prefix="kpipe-bench-") as scratch:
+        child = Child("pipeline.measure.bench_runner", Path(scratch), timeout_s)
+        try:
+            child.ask({"baseline": "none"})
+            return fixed_cost_us(child)
+        finally:
+            child.close()
+
+
 def bench_all(op_name: str, root: Path, params: dict) -> dict:
-    import random
     import secrets
 
     import torch
 
-    from pipeline.measure.timing import TimingConfig
+    from pipeline.core.sandbox import candidate_cache, trusted_parent
+    from pipeline.measure.rounds import RoundsConfig
 
+    trusted_parent()
     sec = section(params, "bench", op_name)
     target = float(section(params, "roofline", op_name).get("target", 0.9))
     op = load_op(op_name, root)
     dtype = getattr(torch, sec.get("dtype", "bfloat16"))
-    timing_cfg = TimingConfig.from_params(sec)
+    cfg = RoundsConfig.from_params(sec)
     ceilings = (read_json(root / CEILINGS_PATH, {}) or {}).get("measured")
     if not ceilings:
         raise ProblemError("metrics/ceilings.json has no measured ceilings: run `dvc repro ceilings`")
@@ -189,19 +163,26 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
         else:
             print(f"  {path.stem}: not benched (test verdict: {verdict or 'none'})")
     seed = secrets.randbelow(2**31)  # inputs no candidate can have seen before the call
-    shapes = [Shape(op, shape, dtype, random.Random(seed + i)) for i, shape in enumerate(op.BENCH_SHAPES)]
-    print(
-        f"bench {op_name} {sec.get('dtype', 'bfloat16')} at {', '.join(s.label for s in shapes)}, seed {seed}:"
-    )
-    baselines = time_baselines(op, shapes, timing_cfg, ceilings, target)
+    shapes = op.BENCH_SHAPES
     timeout = float(sec.get("timeout_s", 1800))
+    fixed_us = measure_fixed_cost(timeout)
+    print(f"bench {op_name} {sec.get('dtype', 'bfloat16')} at {', '.join(map(shape_label, shapes))}, seed {seed}, "
+          f"empty window {fixed_us:.1f} us:", flush=True)  # fmt: skip
+    baselines = {
+        name: time_child({"baseline": name, "op": op_name, "root": str(root)},
+                         candidate_cache(None, f"baseline {name} {op_name}"), op, shapes, dtype, seed, cfg, ceilings,
+                         target, fixed_us, timeout, f"baseline {name}")
+        for name in BASELINES
+    }  # fmt: skip
     results = {
-        p.stem: time_candidate(p, root, shapes, timing_cfg, ceilings, target, timeout) for p in accepted
-    }
-    headline = shapes[-1]
+        p.stem: time_child({"path": str(p)}, candidate_cache(p, "cuda"), op, shapes, dtype, seed, cfg, ceilings,
+                           target, fixed_us, timeout, p.stem)
+        for p in accepted
+    }  # fmt: skip
+    headline = shape_label(shapes[-1])
     for path in accepted:
         res = results[path.stem]
-        rec = res["shapes"].get(headline.label, {})
+        rec = res["shapes"].get(headline, {})
         if rec.get("status") == "ok":
             rec.update(witness(op_name, path, sec.get("dtype", "bfloat16"), root, rec["median_us"]))
             if rec.get("witness_disagrees"):
@@ -212,20 +193,17 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
                     b = brec["shapes"].get(label, {})
                     if b.get("status") == "ok":
                         srec[f"speedup_vs_{base}"] = b["median_us"] / srec["median_us"]
-        res.update(
-            headline_shape=headline.label,
-            fraction=rec.get("fraction") if rec.get("status") == "ok" else None,
-            median_us=rec.get("median_us") if rec.get("status") == "ok" else None,
-            at_roofline=bool(rec.get("status") == "ok" and rec.get("at_roofline")),
-            target=target,
-        )
-    del shapes
-    torch.cuda.empty_cache()
+        ok = rec.get("status") == "ok"
+        res.update(headline_shape=headline, fraction=rec.get("fraction") if ok else None,
+                   median_us=rec.get("median_us") if ok else None, at_roofline=bool(ok and rec.get("at_roofline")),
+                   target=target)  # fmt: skip
     return {
         "op": op_name,
         "gpu": torch.cuda.get_device_name(),
         "dtype": sec.get("dtype", "bfloat16"),
         "seed": seed,
+        "method": "rounds: timed from the stage's own process (pipeline/measure/rounds.py)",
+        "empty_window_us": fixed_us,
         "ceilings": {k: v for k, v in ceilings.items() if not isinstance(v, dict)},
         "candidates": results,
         "baselines": baselines,
@@ -246,10 +224,17 @@ def witness(op_name: str, path: Path, dtype_name: str, root: Path, median_us: fl
     ncu = shutil.which("ncu")
     if not ncu:
         return {"witness": "ncu not found on PATH: timing not cross-checked"}
-    with tempfile.TemporaryDirectory(prefix="kpipe-witness-") as tmp:
-        report = Path(tmp) / "witness.ncu-rep"
-        cmd = witness_command(ncu, report, [op_name, str(path), dtype_name, "-1", str(root)])
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=root, timeout=900)
+    from pipeline.core.sandbox import candidate_cache, sandboxed_target
+
+    with (
+        tempfile.TemporaryDirectory(prefix="kpipe-witness-") as tmp,
+        tempfile.TemporaryDirectory() as scratch,
+    ):
+        report = Path(tmp) / "witness.ncu-rep"  # written by ncu, out of the target's reach
+        target, env = sandboxed_target("pipeline.measure.launch", ["ncu", op_name, str(path), dtype_name, "-1",
+                                       str(root)], Path(scratch), candidate_cache(path, "cuda"), network=True)  # fmt: skip
+        proc = subprocess.run(witness_command(ncu, report, target), capture_output=True, text=True, cwd=scratch,
+                              env=env, timeout=900)  # fmt: skip
         kernels = read_report(report) if proc.returncode == 0 and report.is_file() else []
     if not kernels and proc.returncode == 0:
         return {"witness_us": 0.0, "witness_disagrees": "timing not trusted: Nsight Compute saw no kernel "
@@ -274,11 +259,9 @@ def describe(rec: dict) -> str:
         return f"FAILED: {rec.get('reason')}"
     rate = f"{rec['tflops']:.1f} TFLOP/s" if rec["bound"] == "compute" else f"{rec['gbps']:.0f} GB/s"
     flag = " SUSPICIOUS" if rec["suspicious"] else ""
-    return (
-        f"{rec['median_us']:.2f} us (IQR {rec['iqr_us']:.2f}, {rec['samples']} x {rec['method']}), "
-        f"{rate}, {rec['fraction']:.1%} of {rec['bound']} roofline{flag}"
-        + (f"; first call {rec['first_call_ms']:.1f} ms" if "first_call_ms" in rec else "")
-    )
+    return (f"{rec['median_us']:.2f} us (IQR {rec['iqr_us']:.2f}, {rec['samples']} rounds of {rec['calls_per_sample']}"
+            f" calls, {rec['checked_outputs']} outputs judged), {rate}, {rec['fraction']:.1%} of {rec['bound']} "
+            f"roofline{flag}; set up in {rec.get('setup_s', 0):.1f} s")  # fmt: skip
 
 
 def run(args, root: Path, params: dict) -> int:

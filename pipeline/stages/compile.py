@@ -24,6 +24,7 @@ from pipeline.core.jsonio import write_json
 from pipeline.core.params import section, target_arch
 from pipeline.core.problem import ProblemError, list_candidate_files, load_candidate, load_op
 from pipeline.core.records import dumps_dir, metrics_path
+from pipeline.core.sandbox import copy_out
 from pipeline.stages.common import stage_main
 
 DUMP_KINDS = ("ttir", "ttgir", "llir", "ptx", "cubin")
@@ -42,7 +43,7 @@ def compile_candidate(op: str, path: str, arch: str, dump_dir: str, root: str) -
         op_ = load_op(op, root)
         cand = load_candidate(op_, path, root)
     except ProblemError as exc:
-        return error_record(exc, Path(path), start)
+        return error_record(exc, Path(path), start, root=root)
     backend = cand.backend
     if backend == "unknown":
         return {
@@ -57,7 +58,7 @@ def compile_candidate(op: str, path: str, arch: str, dump_dir: str, root: str) -
     try:
         specs, launches = capture_candidate(op_, cand, arch, dump)
     except Exception as exc:
-        return error_record(exc, cand.path, start, backend)
+        return error_record(exc, cand.path, start, backend, root=root)
     if not specs:
         return {
             "status": "error",
@@ -190,10 +191,12 @@ def summarize(cand, backend, kernels, launches, start, op) -> dict:
     }, {"kernels": kernels, "launches": launches}
 
 
-def error_record(exc: BaseException, path: Path, start: float, backend: str | None = None) -> dict:
+def error_record(
+    exc: BaseException, path: Path, start: float, backend: str | None = None, root: str = "."
+) -> dict:
     where = locate_error(exc, path)
     if where:  # relative to the project root, so the metrics read the same on every machine
-        where = os.path.relpath(where.rsplit(":", 1)[0]) + ":" + where.rsplit(":", 1)[1]
+        where = os.path.relpath(where.rsplit(":", 1)[0], root) + ":" + where.rsplit(":", 1)[1]
     message = str(getattr(exc, "exc", exc))
     kind = type(getattr(exc, "exc", exc)).__name__
     return {
@@ -254,6 +257,23 @@ def child_env(arch: str, dump_root: Path) -> dict:
     return env
 
 
+def compile_sandboxed(op: str, path: Path, arch: str, root: Path, dump: Path, timeout: float) -> dict:
+    """compile_candidate in a locked-down child (it runs the candidate's code): it writes its
+    dumps in its own scratch folder, and only regular files come out of it into `dump`."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="kpipe-compile-") as scratch:
+        inner = Path(scratch) / "dump"
+        inner.mkdir()
+        res = run_isolated("pipeline.stages.compile:compile_candidate",
+                           dict(op=op, path=str(path), arch=arch, dump_dir=str(inner), root=str(root)),
+                           timeout_s=timeout, env=child_env(arch, inner), cwd=scratch, sandbox=Path(scratch))  # fmt: skip
+        for item in sorted(inner.iterdir()):
+            if item.name != "_cute":
+                copy_out(item, dump / item.name, limit=256 * 2**20)
+    return res
+
+
 def compile_all(op: str, root: Path, params: dict) -> tuple[dict, bool]:
     arch = target_arch(params)
     timeout = float(section(params, "compile", op).get("timeout_s", 600))
@@ -267,13 +287,7 @@ def compile_all(op: str, root: Path, params: dict) -> tuple[dict, bool]:
         shutil.rmtree(dump, ignore_errors=True)
         dump.mkdir(parents=True, exist_ok=True)
         print(f"compile {op}/{impl} for {arch} ...", flush=True)
-        res = run_isolated(
-            "pipeline.stages.compile:compile_candidate",
-            dict(op=op, path=str(path), arch=arch, dump_dir=str(dump), root=str(root)),
-            timeout_s=timeout,
-            env=child_env(arch, dump),
-            cwd=root,
-        )
+        res = compile_sandboxed(op, path, arch, root, dump, timeout)
         if res.get("status") in ("timeout", "crashed"):
             res = {
                 "status": "error",
@@ -285,7 +299,6 @@ def compile_all(op: str, root: Path, params: dict) -> tuple[dict, bool]:
             }
         if res.get("status") == "ok":
             res.pop("log_tail", None)
-        shutil.rmtree(dump / "_cute", ignore_errors=True)
         results[impl] = res
         if res["status"] == "ok":
             print(

@@ -36,12 +36,14 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from pipeline.core.jsonio import write_json
 from pipeline.core.params import section
 from pipeline.core.problem import list_candidate_files, load_op
 from pipeline.core.records import metrics_path, read_metrics, reports_dir, test_candidates
+from pipeline.core.sandbox import candidate_cache, sandboxed_target
 from pipeline.measure.ncu import ncu_command, read_report, summarize
 from pipeline.measure.proton import proton_scopes, smallest_shape
 from pipeline.stages.common import skip_without_gpu, stage_main
@@ -77,11 +79,15 @@ def profile_all(op_name: str, root: Path, params: dict) -> dict:
             result["candidates"][impl] = {"skipped": "not accepted by the test stage"}
             continue
         report = reports / f"{impl}.ncu-rep"
-        cmd = ncu_command(ncu, report, tensor, [op_name, str(path), dtype_name, str(index), str(root)])
         print(f"profile {op_name}/{impl} at {result['shape']} {dtype_name} ...", flush=True)
-        proc = subprocess.run(
-            cmd, capture_output=True, text=True, cwd=root, timeout=float(sec.get("timeout_s", 900))
-        )
+        with tempfile.TemporaryDirectory(prefix="kpipe-profile-") as scratch:
+            # The target locks itself down (pipeline/core/lockdown.py); ncu talks to it over
+            # loopback, so it keeps the network namespace.
+            target, env = sandboxed_target("pipeline.measure.launch", ["ncu", op_name, str(path), dtype_name,
+                                           str(index), str(root)], Path(scratch), candidate_cache(path, "cuda"),
+                                           network=True)  # fmt: skip
+            proc = subprocess.run(ncu_command(ncu, report, tensor, target), capture_output=True, text=True,
+                                  cwd=scratch, env=env, timeout=float(sec.get("timeout_s", 900)))  # fmt: skip
         if proc.returncode != 0 or not report.is_file():
             tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-15:])
             result["candidates"][impl] = {
@@ -104,14 +110,8 @@ def profile_all(op_name: str, root: Path, params: dict) -> dict:
             "compile_spill_bytes": (compiled.get(impl) or {}).get("spill_bytes"),
         }
         if (compiled.get(impl) or {}).get("backend") == "triton":
-            rec.update(
-                proton_scopes(
-                    path,
-                    [op_name, str(path), dtype_name, str(smallest_shape(op)), str(root)],
-                    reports / f"{impl}.proton",
-                    float(sec.get("timeout_s", 900)),
-                )
-            )
+            rec.update(proton_scopes(path, [op_name, str(path), dtype_name, str(smallest_shape(op)), str(root)],
+                                     reports / f"{impl}.proton", float(sec.get("timeout_s", 900))))  # fmt: skip
             if "proton_scopes" in rec:
                 small = op.BENCH_SHAPES[smallest_shape(op)]
                 rec["proton_shape"] = ",".join(f"{k}={v}" for k, v in small.items())

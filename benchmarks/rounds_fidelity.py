@@ -1,0 +1,79 @@
+"""The bench stage's clock (timed from outside the candidate's process) against
+triton.testing.do_bench inside one process, side by side in one run. GPU only.
+
+    PYTHONPATH=. python benchmarks/rounds_fidelity.py [--op softmax] [--impl triton] [--out F.json]
+
+For each BENCH_SHAPES entry of the op: the rounds median (pipeline/measure/rounds.py, what
+`dvc repro bench@OP` records), do_bench's median with its L2 flush, and their ratio. A
+ratio near 1 means the outside clock costs nothing in truth; above 1 is what a call pays
+among others (launch gaps, the context switch into the child).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def do_bench_us(kernel, inputs) -> float:
+    import triton.testing
+
+    return triton.testing.do_bench(lambda: kernel(*inputs), warmup=100, rep=500, return_mode="median") * 1e3
+
+
+def main(argv=None) -> int:
+    import torch
+
+    from pipeline.core.jsonio import read_json
+    from pipeline.core.problem import load_candidate, load_op
+    from pipeline.core.sandbox import candidate_cache, trusted_parent
+    from pipeline.measure.roofline import measure_ceilings
+    from pipeline.measure.rounds import RoundsConfig
+    from pipeline.stages.bench import measure_fixed_cost, time_child
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--op", default="softmax")
+    parser.add_argument("--impl", default="triton")
+    parser.add_argument("--dtype", default=None)
+    parser.add_argument("--out")
+    args = parser.parse_args(argv)
+    if not torch.cuda.is_available():
+        print("rounds_fidelity: needs a CUDA device")
+        return 1
+    trusted_parent()
+    op = load_op(args.op, ROOT)
+    dtype = getattr(torch, args.dtype or ("float32" if args.op == "vector_add" else "bfloat16"))
+    ceilings = (read_json(ROOT / "metrics/ceilings.json", {}) or {}).get("measured") or measure_ceilings()
+    path = ROOT / "kernels" / args.op / f"{args.impl}.py"
+    fixed = measure_fixed_cost(600)
+    rounds = time_child({"path": str(path)}, candidate_cache(path, "cuda"), op, op.BENCH_SHAPES, dtype,
+                        random.randrange(2**31), RoundsConfig(), ceilings, 0.9, fixed, 900, args.impl)  # fmt: skip
+    kernel = load_candidate(op, path, ROOT).kernel  # a benchmark script: trusted here on purpose
+    rows = []
+    for shape in op.BENCH_SHAPES:
+        label = ",".join(f"{k}={v}" for k, v in shape.items())
+        rec = rounds["shapes"][label]
+        ref = do_bench_us(kernel, op.make_inputs(7, "cuda", dtype, **shape))
+        row = {"shape": label, "rounds_us": rec.get("median_us"), "do_bench_us": ref, "status": rec.get("status"),
+               "reason": rec.get("reason"), "calls_per_round": rec.get("calls_per_sample"),
+               "rounds": rec.get("samples"), "iqr_us": rec.get("iqr_us")}  # fmt: skip
+        row["ratio"] = row["rounds_us"] / ref if row["rounds_us"] else None
+        rows.append(row)
+        print(f"{args.op}/{args.impl} {label} {dtype}: rounds {row['rounds_us']} us ({row['rounds']} x "
+              f"{row['calls_per_round']} calls, IQR {row['iqr_us']}), do_bench {ref:.2f} us, ratio {row['ratio']}",
+              flush=True)  # fmt: skip
+    print(f"empty window {fixed:.1f} us")
+    if args.out:
+        Path(args.out).write_text(json.dumps({"fixed_us": fixed, "rows": rows, "record": rounds}, indent=1,
+                                             default=str))  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,177 @@
+"""The walls a process puts up around itself before it runs any candidate code.
+
+Started as `python -c BOOT ...` by pipeline/core/sandbox.py: this file is executed first
+(standard library only, so a bare child loads no module of ours), reads what to do from the
+environment, locks the process down, then runs the real child (a module, or a code string).
+
+On Linux, where it is allowed (as root, or through a user namespace of its own):
+  * a mount namespace of its own in which the WHOLE filesystem is read-only, except the
+    scratch and cache folders the parent named (and /dev, /dev/shm): the project, other
+    candidates, the Triton caches trusted processes use, the judge's temporary files are
+    out of reach, whatever the file permissions say;
+  * a network namespace of its own: no network;
+  * no Linux capability at all (the bounding set too, so nothing exec'd regains one), and
+    no_new_privs: the read-only mounts cannot be undone, nothing can be ptraced;
+  * SIGKILL when the parent dies.
+The parent does not take this process's word for any of it: it reads /proc/PID itself
+(pipeline/core/sandbox.py: observed_isolation). Where the parent asks for all of it
+("require", the default as root on Linux), a wall that does not go up ends this process
+with exit code 97 before any code but this file has run.
+"""
+
+import ctypes
+import json
+import os
+import signal
+import sys
+
+CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWUSER = 0x00020000, 0x40000000, 0x10000000
+MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
+MOUNT_ATTR_RDONLY, AT_RECURSIVE, AT_FDCWD = 0x1, 0x8000, -100
+SYS_MOUNT_SETATTR = {"x86_64": 442, "aarch64": 442}
+PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 24, 38
+ALWAYS_WRITABLE = ("/dev", "/dev/shm")
+SANDBOX_FAILED = 97  # exit code: a required wall did not go up
+
+
+class _MountAttr(ctypes.Structure):
+    _fields_ = [
+        ("attr_set", ctypes.c_uint64),
+        ("attr_clr", ctypes.c_uint64),
+        ("propagation", ctypes.c_uint64),
+        ("userns_fd", ctypes.c_uint64),
+    ]
+
+
+def _libc():
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _err() -> str:
+    return os.strerror(ctypes.get_errno())
+
+
+def _enter_namespaces(libc, network: bool) -> str | None:
+    """A mount and a network namespace (with a user namespace when not root). None, or why not."""
+    flags = CLONE_NEWNS | (0 if network else CLONE_NEWNET)
+    if os.geteuid() != 0:
+        uid, gid = os.getuid(), os.getgid()
+        if libc.unshare(flags | CLONE_NEWUSER) != 0:
+            return f"unshare with a user namespace: {_err()}"
+        for name, text in (
+            ("setgroups", "deny"),
+            ("uid_map", f"{uid} {uid} 1"),
+            ("gid_map", f"{gid} {gid} 1"),
+        ):
+            with open(f"/proc/self/{name}", "w") as f:
+                f.write(text)
+        return None
+    if libc.unshare(flags) != 0:
+        return f"unshare: {_err()}"
+    return None
+
+
+def _set_readonly(libc, path: str, readonly: bool) -> bool:
+    """mount_setattr (Linux 5.12+) on `path` and every mount below it; older kernels: a
+    remount of each mount point, one by one."""
+    number = SYS_MOUNT_SETATTR.get(os.uname().machine)
+    if number is not None:
+        attr = _MountAttr(MOUNT_ATTR_RDONLY if readonly else 0, 0 if readonly else MOUNT_ATTR_RDONLY, 0, 0)
+        if (
+            libc.syscall(
+                number, AT_FDCWD, path.encode(), AT_RECURSIVE, ctypes.byref(attr), ctypes.sizeof(attr)
+            )
+            == 0
+        ):
+            return True
+        if ctypes.get_errno() != 38:  # ENOSYS: an older kernel, remount instead
+            return False
+    return _remount_each(libc, path, readonly)
+
+
+def _remount_each(libc, path: str, readonly: bool) -> bool:
+    ms_remount, ms_rdonly = 32, 1
+    flags = {"nosuid": 2, "nodev": 4, "noexec": 8, "noatime": 1024, "nodiratime": 2048, "relatime": 1 << 21}
+    points = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            parts = line.split()
+            point = parts[4].encode().decode("unicode_escape")
+            if point == path or point.startswith(path.rstrip("/") + "/"):
+                keep = sum(flags.get(o, 0) for o in parts[5].split(","))
+                points.append((point, keep))
+    ok = True
+    for point, keep in points:
+        mode = ms_remount | MS_BIND | keep | (ms_rdonly if readonly else 0)
+        ok &= libc.mount(None, point.encode(), None, mode, None) == 0
+    return ok
+
+
+def _read_only_filesystem(libc, writable: list[str]) -> str | None:
+    """Everything read-only except `writable` (and /dev, /dev/shm). None, or why not."""
+    if libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
+        return f"private mounts: {_err()}"
+    keep = [p for p in [*writable, *ALWAYS_WRITABLE] if os.path.isdir(p)]
+    for path in writable:  # each its own mount, so it can stay writable below
+        if libc.mount(path.encode(), path.encode(), None, MS_BIND | MS_REC, None) != 0:
+            return f"bind {path}: {_err()}"
+    if not _set_readonly(libc, "/", True):
+        return f"read-only /: {_err()}"
+    for path in keep:
+        if not _set_readonly(libc, path, False):
+            return f"writable {path}: {_err()}"
+    return None
+
+
+def _drop_capabilities(libc) -> None:
+    for cap in range(64):  # the bounding set first, so no exec'd program regains them
+        libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+
+    class Header(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+    class Data(ctypes.Structure):
+        _fields_ = [
+            ("effective", ctypes.c_uint32),
+            ("permitted", ctypes.c_uint32),
+            ("inheritable", ctypes.c_uint32),
+        ]
+
+    libc.capset(ctypes.byref(Header(0x20080522, 0)), (Data * 2)())  # _LINUX_CAPABILITY_VERSION_3
+    libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+
+
+def lock_down(writable: list[str], network: bool = False) -> str:
+    """Apply every wall this machine allows; say which ones are up."""
+    if not sys.platform.startswith("linux"):
+        return f"none: not Linux ({sys.platform})"
+    libc = _libc()
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    missing = _enter_namespaces(libc, network)
+    if missing is None:
+        missing = _read_only_filesystem(libc, [os.path.realpath(p) for p in writable])
+    _drop_capabilities(libc)
+    if missing:
+        return f"partial: no capabilities, but the filesystem and network stay open ({missing})"
+    return "full"
+
+
+def _boot() -> None:
+    config = json.loads(os.environ.pop("KPIPE_SANDBOX"))
+    isolation = lock_down(config["writable"], bool(config.get("network")))
+    if config.get("require") and isolation != "full":
+        sys.stderr.write(f"kpipe sandbox: could not be set up here: {isolation}\n")
+        sys.stderr.flush()
+        os._exit(SANDBOX_FAILED)
+    os.environ["KPIPE_ISOLATION"] = isolation
+    sys.argv = [sys.argv[0], *config["argv"]]
+    if config.get("code"):
+        exec(compile(config["code"], "<kpipe child>", "exec"), {"__name__": "__main__"})
+    else:
+        import runpy
+
+        runpy.run_module(config["module"], run_name="__main__", alter_sys=True)
+
+
+if __name__ == "__kpipe_lockdown__":
+    _boot()

@@ -1,0 +1,360 @@
+"""Timing a candidate from outside its process: the bench stage's clock.
+
+The candidate runs in a locked-down child (pipeline/measure/bench_runner.py) that captures
+one CUDA graph per call; this process, which never runs candidate code, owns the clock,
+the inputs and the verdict. One round:
+
+  1. fresh inputs: every call of the round gets new random contents (make_inputs on a new
+     seed), written by this process into memory it owns and the child has mapped; every
+     output is poisoned (NaN) and the L2 flushed;
+  2. the window: `perf_counter` from the request "replay these graphs, in this order" to
+     the moment a sample of output elements, read by THIS process straight from the
+     child's memory, is back. Work the child defers past its reply is in the window or
+     in the sample (then caught below);
+  3. the judgement: every replayed call's output against the reference of its own inputs,
+     the sample against the outputs read again later (unchanged), calls not replayed
+     still poisoned (no call computed another's), the inputs as they were written.
+
+per call = (window - the fixed cost of an empty window) / calls. The fixed cost is
+measured with a child that runs no candidate code and this process alone, before any
+candidate child exists, so no candidate can inflate what is subtracted; what a
+candidate adds to its own window (a slow reply, a context switch) only makes it slower.
+Calls are on distinct inputs whose total spans many times the L2; short calls replay a
+random half of their graphs in a random order per round, so a graph that computed
+other calls' outputs too writes over poison and is caught.
+
+What this cannot see: work batched across calls by a child whose harness is patched to
+rebuild its graphs per round (README, "What the bench trusts").
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+import time
+from dataclasses import dataclass, fields
+
+SUBSET_BELOW_US = 20.0  # calls shorter than this replay a random half of their graphs
+
+
+@dataclass
+class RoundsConfig:
+    round_ms: float = 8.0  # GPU time of one round's calls at the roofline
+    memory_gb: float = 16.0  # inputs and outputs of one shape's calls, at most
+    max_calls: int = 1024  # graphs per shape
+    min_rounds: int = 12
+    max_rounds: int = 60
+    warmup_rounds: int = 2  # judged, not counted
+    target_spread: float = 0.005  # relative standard error of the median per-call time
+    max_time_s: float = 60.0  # per shape, judging included
+    samples: int = 2048  # output elements read in each window
+
+    @classmethod
+    def from_params(cls, sec: dict) -> RoundsConfig:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: sec[k] for k in names if k in sec})
+
+
+class Wrong(Exception):
+    """The candidate's outputs or inputs were not what an honest call leaves."""
+
+
+def plan_calls(in_bytes: int, out_bytes: int, roof_us: float, cfg: RoundsConfig, free_bytes: int) -> int:
+    """How many distinct calls (graphs) a shape gets: enough for a round of `round_ms` at
+    the roofline (twice that where half are replayed), within the memory budget."""
+    per_call = max(1, in_bytes + out_bytes)
+    budget = min(cfg.memory_gb * 2**30, 0.4 * free_bytes)
+    by_memory = int(budget // per_call)
+    wanted = math.ceil(cfg.round_ms * 1e3 / max(roof_us, 1e-3)) * (2 if roof_us < SUBSET_BELOW_US else 1)
+    return max(2, min(cfg.max_calls, by_memory, max(4, wanted)))
+
+
+def choose_order(n: int, roof_us: float, rng: random.Random) -> list[int]:
+    """The graphs one round replays: all of them, or (short calls) a random half, shuffled."""
+    order = list(range(n))
+    if roof_us < SUBSET_BELOW_US and n >= 4:
+        order = rng.sample(order, n // 2)
+    rng.shuffle(order)
+    return order
+
+
+def sample_indices(out, k: int, gen):
+    """`k` random element positions of `out`, as offsets (in elements) from its element 0."""
+    import torch
+
+    if out.numel() == 0:
+        return torch.zeros(0, dtype=torch.long)
+    flat = torch.randint(0, out.numel(), (k,), generator=gen)
+    coords = torch.unravel_index(flat, tuple(out.shape))
+    stride = torch.tensor(out.stride(), dtype=torch.long)
+    return sum(c.long() * s for c, s in zip(coords, stride)) if coords else torch.zeros(k, dtype=torch.long)
+
+
+def bits(t):
+    """A tensor's raw bits as integers, so NaN compares equal to the same NaN."""
+    import torch
+
+    width = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()]
+    return t.contiguous().view(width)
+
+
+class Output:
+    """One graph's output, seen through this process's mapping of the child's memory:
+    `segment` is the whole allocation in the output's dtype, `first` the element the output
+    starts at in it."""
+
+    def __init__(self, view, segment, first: int):
+        self.view, self.segment, self.first = view, segment, first
+
+    def extent(self) -> tuple[int, int]:
+        """[start, end) in elements of the segment."""
+        last = (
+            sum((n - 1) * s for n, s in zip(self.view.shape, self.view.stride())) if self.view.numel() else -1
+        )
+        return self.first, self.first + last + 1
+
+
+def overlapping(outputs: list[Output]) -> tuple[int, int] | None:
+    """Two outputs sharing memory in one segment (one buffer handed out for two calls)."""
+    spans = sorted((o.segment.data_ptr(), *o.extent(), i) for i, o in enumerate(outputs))
+    for (seg_a, _, end_a, i), (seg_b, start_b, _, j) in zip(spans, spans[1:]):
+        if seg_a == seg_b and start_b < end_a:
+            return i, j
+    return None
+
+
+class Gather:
+    """The window's last act: output elements at random positions, read here."""
+
+    def __init__(self, outputs: list[Output], chosen: list[int], k_total: int, gen):
+        import torch
+
+        per = max(1, k_total // max(1, len(chosen)))
+        self.parts = []  # (output index, element offsets into its segment)
+        by_segment: dict[int, list] = {}
+        for i in chosen:
+            out = outputs[i]
+            offsets = sample_indices(out.view, per, gen) + out.first
+            self.parts.append((i, offsets))
+            by_segment.setdefault(out.segment.data_ptr(), [out.segment, []])[1].append(offsets)
+        self.reads = [(seg, torch.cat(offs).to(seg.device)) for seg, offs in by_segment.values()]
+
+    def read(self):
+        import torch
+
+        return [seg[idx] for seg, idx in self.reads] if self.reads else [torch.zeros(0)]
+
+    def matches_now(self, taken: list) -> bool:
+        """The elements read in the window are still what the outputs hold."""
+        import torch
+
+        now = self.read()
+        return all(torch.equal(bits(a), bits(b)) for a, b in zip(taken, now))
+
+
+def fixed_cost_us(null_child, reps: int = 40) -> float:
+    """The window of a round with nothing to replay: a child that runs no candidate code,
+    and a gather of the usual size from memory of this process. Median, microseconds."""
+    import torch
+
+    segment = torch.zeros(2**24, device="cuda")
+    idx = torch.randint(0, segment.numel(), (2048,), device="cuda")
+    times = []
+    for _ in range(reps):
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        null_child.ask({"cmd": "replay", "order": []})
+        segment[idx]
+        torch.cuda.synchronize()
+        times.append((time.perf_counter() - t0) * 1e6)
+    return statistics.median(times)
+
+
+class CudaPlace:
+    """Where the bench's memory lives and how it waits for it: the GPU (tests hand
+    ShapeBench a CPU stand-in with the same four members)."""
+
+    device = "cuda"
+
+    def __init__(self):
+        from pipeline.measure import gpu_memory
+
+        self.memory = gpu_memory  # Shared, Mapped, typed_view, DriverError
+
+    def sync(self) -> None:
+        import torch
+
+        torch.cuda.synchronize()
+
+    def free_bytes(self) -> int:
+        import torch
+
+        return torch.cuda.mem_get_info()[0]
+
+    def l2_bytes(self) -> int:
+        import torch
+
+        props = torch.cuda.get_device_properties(torch.cuda.current_device())
+        return int(getattr(props, "L2_cache_size", 50 * 2**20) or 50 * 2**20)
+
+
+class ShapeBench:
+    """One shape of one child's candidate: set up, timed in rounds, judged every round."""
+
+    def __init__(
+        self, child, op, shape: dict, dtype, seed: int, cfg: RoundsConfig, roof_us: float, place=None
+    ):
+        self.child, self.op, self.shape, self.dtype, self.cfg, self.roof_us = (
+            child,
+            op,
+            shape,
+            dtype,
+            cfg,
+            roof_us,
+        )
+        self.place = place or CudaPlace()
+        self.rng = random.Random(seed)
+        self.shared, self.mapped, self.views, self.outputs = [], {}, [], []
+
+    # ---------------------------------------------------------------- set up
+    def setup(self) -> float:
+        """Inputs in memory of ours, the child's graphs captured, their outputs mapped.
+        Returns the seconds it took (compile and capture included)."""
+        import torch
+
+        Shared, typed_view = self.place.memory.Shared, self.place.memory.typed_view
+        start = time.perf_counter()
+        meta = self.op.make_inputs(0, "meta", self.dtype, **self.shape)
+        expected = self.op.reference(*meta)
+        self.out_shape = tuple(expected.shape)
+        sizes = [_padded(t.numel() * t.element_size()) for t in meta]
+        out_bytes = expected.numel() * meta[0].element_size()
+        self.n = plan_calls(sum(sizes), out_bytes, self.roof_us, self.cfg, self.place.free_bytes())
+        self.shared = [Shared(self.n * size) for size in sizes]
+        layout = [[{"dtype": str(t.dtype).removeprefix("torch."), "size": list(t.shape),
+                    "stride": list(torch.empty(t.shape, device="meta").stride()), "offset": i * size}
+                   for t, size in zip(meta, sizes)] for i in range(self.n)]  # fmt: skip
+        self.views = [tuple(typed_view(sh.flat, t.dtype, m["size"], m["stride"], m["offset"])
+                            for sh, t, m in zip(self.shared, meta, metas)) for metas in layout]  # fmt: skip
+        self.seeds = [self.refresh(i) for i in range(self.n)]
+        self.place.sync()
+        reply = self.child.ask({"cmd": "setup", "handles": [sh.handle for sh in self.shared], "sets": layout,
+                                "warm": 2})  # fmt: skip
+        if "raised" in reply or "error" in reply:
+            raise Wrong(reply.get("error") or f"raised {reply['raised']}")
+        self.map_outputs(reply.get("outputs"))
+        return time.perf_counter() - start
+
+    def refresh(self, i: int) -> int:
+        seed = self.rng.randrange(2**31)
+        for view, fresh in zip(
+            self.views[i], self.op.make_inputs(seed, self.place.device, self.dtype, **self.shape)
+        ):
+            view.copy_(fresh)
+        return seed
+
+    def map_outputs(self, described) -> None:
+        memory = self.place.memory
+        DriverError, Mapped, typed_view = memory.DriverError, memory.Mapped, memory.typed_view
+        if not isinstance(described, list) or len(described) != self.n:
+            raise Wrong("the child described no output for some of its calls")
+        for d in described:
+            if (
+                d.get("dtype") != str(self.dtype).removeprefix("torch.")
+                or tuple(d.get("size", ())) != self.out_shape
+            ):
+                raise Wrong(
+                    f"an output is {d.get('dtype')} {d.get('size')}, expected {self.dtype} {self.out_shape}"
+                )
+            try:
+                seg = self.mapped.get(d["handle"]) or self.mapped.setdefault(d["handle"], Mapped(d["handle"]))
+                view = typed_view(seg.flat, self.dtype, d["size"], d["stride"], int(d["offset"]))
+            except (DriverError, RuntimeError, KeyError, TypeError) as exc:
+                raise Wrong(f"an output's memory cannot be read by the bench: {exc}") from None
+            itemsize = view.element_size()
+            whole = seg.flat[: seg.flat.numel() - seg.flat.numel() % itemsize].view(self.dtype)
+            self.outputs.append(Output(view, whole, int(d["offset"]) // itemsize))
+        clash = overlapping(self.outputs)
+        if clash:
+            raise Wrong(f"calls {clash[0]} and {clash[1]} returned the same memory (a reused output buffer)")
+
+    # ---------------------------------------------------------------- rounds
+    def run(self, fixed_us: float) -> dict:
+        import torch
+
+        from pipeline.measure.timing import ClockMonitor, Sampler, TimingConfig
+
+        gen = torch.Generator().manual_seed(self.rng.randrange(2**31))
+        flush = torch.empty(2 * self.place.l2_bytes(), dtype=torch.uint8, device=self.place.device)
+        sampler = Sampler(TimingConfig(min_samples=self.cfg.min_rounds, min_time_ms=0,
+                                        max_time_ms=self.cfg.max_time_s * 1e3, target_spread=self.cfg.target_spread))  # fmt: skip
+        rounds = checked = 0
+        with ClockMonitor() as clocks:
+            while (
+                rounds < self.cfg.warmup_rounds
+                or not sampler.done()
+                and len(sampler.samples) < self.cfg.max_rounds
+            ):
+                order = choose_order(self.n, self.roof_us, self.rng)
+                for i in order:
+                    self.seeds[i] = self.refresh(i)
+                for out in self.outputs:
+                    out.view.fill_(float("nan"))
+                flush.zero_()
+                gather = Gather(self.outputs, order, self.cfg.samples, gen)
+                self.place.sync()
+                start = time.perf_counter()
+                reply = self.child.ask({"cmd": "replay", "order": order})
+                taken = gather.read()
+                self.place.sync()
+                window_us = (time.perf_counter() - start) * 1e6
+                if "raised" in reply:
+                    raise Wrong(f"raised {reply['raised']}")
+                checked += self.judge(order, gather, taken)
+                if rounds >= self.cfg.warmup_rounds:
+                    sampler.samples.append(max(0.0, window_us - fixed_us) / len(order))
+                rounds += 1
+        timing = sampler.result("rounds", len(order), clocks.summary()).as_dict()
+        return {**timing, "graphs": self.n, "fixed_cost_us": fixed_us, "checked_outputs": checked}
+
+    def judge(self, order: list[int], gather: Gather, taken: list) -> int:
+        """Every replayed call right for its own inputs, the others untouched. Raises Wrong."""
+        import torch
+
+        from pipeline.check.accuracy import compare
+
+        tol = self.op.tolerance(self.dtype)
+        if not gather.matches_now(taken):
+            raise Wrong("an output changed after the child said its calls were done (work left running)")
+        replayed = set(order)
+        untouched = [torch.isnan(o.view).all() for i, o in enumerate(self.outputs) if i not in replayed]
+        if untouched and not bool(torch.stack(untouched).all()):
+            raise Wrong("a call that was not replayed had its output written: one graph computed other calls")
+        for i in order:
+            fresh = self.op.make_inputs(self.seeds[i], self.place.device, self.dtype, **self.shape)
+            if not all(torch.equal(bits(v), bits(f)) for v, f in zip(self.views[i], fresh)):
+                raise Wrong(f"call {i} changed its inputs")
+            result = compare(
+                self.outputs[i].view, self.op.reference(*fresh), tol, scale=self.op.output_scale(fresh)
+            )
+            if not result["ok"]:
+                raise Wrong(f"the output of a timed call is wrong: {result['reason']}")
+        return len(order)
+
+    def close(self) -> None:
+        """Our mappings of the child's memory go first, then the child lets go of ours."""
+        self.outputs, self.views = [], []
+        for m in self.mapped.values():
+            m.close()
+        self.mapped = {}
+        try:
+            self.child.ask({"cmd": "teardown"})
+        finally:
+            for sh in self.shared:
+                sh.close()
+            self.shared = []
+
+
+def _padded(nbytes: int, align: int = 512) -> int:
+    return max(align, -(-nbytes // align) * align)

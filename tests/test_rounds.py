@@ -1,0 +1,171 @@
+"""The bench's outside clock (pipeline/measure/rounds.py) on a CPU stand-in: the same rounds,
+poison, subsets, samples and judgement, with shared memory and CUDA graphs replaced by CPU
+tensors and a child that lives in this process. Honest calls are timed; a child that
+skips work, computes other calls' outputs, writes its inputs or hands out one buffer twice
+is caught. (The real child and CUDA's memory handles need a GPU: tests marked gpu.)"""
+
+import itertools
+
+import pytest
+import torch
+
+from pipeline.core.problem import load_op
+from pipeline.measure import gpu_memory
+from pipeline.measure.rounds import RoundsConfig, ShapeBench, Wrong, choose_order, plan_calls
+from tests.conftest import REPO
+
+_segments: dict[bytes, torch.Tensor] = {}
+_ids = itertools.count()
+
+
+class FakeMemory:
+    DriverError = gpu_memory.DriverError
+    typed_view = staticmethod(gpu_memory.typed_view)
+
+    class Shared:
+        def __init__(self, nbytes):
+            self.flat = torch.zeros(nbytes, dtype=torch.uint8)
+            self.handle = next(_ids).to_bytes(64, "little")
+            _segments[self.handle] = self.flat
+
+        def close(self):
+            _segments.pop(self.handle, None)
+
+    class Mapped:
+        def __init__(self, handle):
+            self.flat = _segments[handle]
+
+        def close(self):
+            pass
+
+
+class CpuPlace:
+    device, memory = "cpu", FakeMemory
+
+    def sync(self):
+        pass
+
+    def free_bytes(self):
+        return 2**30
+
+    def l2_bytes(self):
+        return 2**16
+
+
+class FakeChild:
+    """What bench_runner.py does, in this process: `replay(i)` computes call i into its
+    output slot (a graph's static output). Subclasses cheat."""
+
+    def __init__(self):
+        self.inputs, self.outputs, self.calls = [], [], 0
+
+    def kernel(self, x, y):
+        return x + y
+
+    def ask(self, msg):
+        if msg["cmd"] == "setup":
+            flats = [_segments[h] for h in msg["handles"]]
+            self.inputs = [tuple(gpu_memory.typed_view(flats[p], getattr(torch, m["dtype"]), m["size"], m["stride"],
+                                                       m["offset"]) for p, m in enumerate(metas))
+                           for metas in msg["sets"]]  # fmt: skip
+            first = self.kernel(*self.inputs[0])
+            self.segment = FakeMemory.Shared(len(self.inputs) * first.numel() * first.element_size())
+            self.outputs = [gpu_memory.typed_view(self.segment.flat, first.dtype, list(first.shape),
+                                                  list(first.stride()), i * first.numel() * first.element_size())
+                            for i in range(len(self.inputs))]  # fmt: skip
+            return {"outputs": [self.describe(i) for i in range(len(self.inputs))]}
+        if msg["cmd"] == "replay":
+            for i in msg["order"]:
+                self.replay(i)
+            return {}
+        return {}
+
+    def describe(self, i):
+        out = self.outputs[i]
+        return {"handle": self.segment.handle, "offset": i * out.numel() * out.element_size(), "extent": 0,
+                "dtype": str(out.dtype).removeprefix("torch."), "size": list(out.shape), "stride": list(out.stride())}  # fmt: skip
+
+    def replay(self, i):
+        self.calls += 1
+        self.outputs[i].copy_(self.kernel(*self.inputs[i]))
+
+
+class RemembersBuffers(FakeChild):
+    """Computes each graph once and replays nothing: a cache keyed on where the inputs are."""
+
+    def replay(self, i):
+        if not getattr(self, "done", None):
+            self.done = set()
+        if i not in self.done:
+            super().replay(i)
+            self.done.add(i)
+
+
+class ComputesEveryCall(FakeChild):
+    """The first graph of a round computes every call's output (batching across calls)."""
+
+    def replay(self, i):
+        for j in range(len(self.outputs)):
+            self.outputs[j].copy_(self.kernel(*self.inputs[j]))
+
+
+class WritesInputs(FakeChild):
+    def replay(self, i):
+        super().replay(i)
+        self.inputs[i][0].zero_()
+
+
+class OneBuffer(FakeChild):
+    def describe(self, i):
+        return super().describe(0)
+
+
+def bench(child, n=2**12, **cfg):
+    op = load_op("vector_add", REPO)
+    config = RoundsConfig(round_ms=0.05, min_rounds=4, max_rounds=6, warmup_rounds=1, max_time_s=30, samples=64,
+                          **cfg)  # fmt: skip
+    return ShapeBench(child, op, {"n": n}, torch.float32, 1234, config, roof_us=0.01, place=CpuPlace())
+
+
+def test_honest_calls_are_timed_and_every_replayed_output_is_judged():
+    child = FakeChild()
+    b = bench(child)
+    b.setup()
+    timing = b.run(fixed_us=0.0)
+    b.close()
+    assert timing["method"] == "rounds" and timing["median_us"] > 0
+    assert (
+        timing["graphs"] == b.n >= 4 and timing["calls_per_sample"] == b.n // 2
+    )  # short calls: half a round
+    assert timing["checked_outputs"] == child.calls  # every replayed call was judged
+
+
+@pytest.mark.parametrize(
+    "cheat, why",
+    [
+        (RemembersBuffers, "wrong"),
+        (ComputesEveryCall, "not replayed had its output written"),
+        (WritesInputs, "changed its inputs"),
+        (OneBuffer, "returned the same memory"),
+    ],
+    ids=lambda v: v.__name__ if isinstance(v, type) else "",
+)
+def test_a_child_that_cheats_is_caught(cheat, why):
+    b = bench(cheat())
+    with pytest.raises(Wrong, match=why):
+        b.setup()
+        b.run(fixed_us=0.0)
+    b.close()
+
+
+def test_rounds_are_sized_by_the_roofline_and_the_memory():
+    cfg = RoundsConfig(round_ms=8.0, memory_gb=1.0, max_calls=1024)
+    assert plan_calls(2**20, 2**20, roof_us=100.0, cfg=cfg, free_bytes=2**40) == 80  # 8 ms of 100 us calls
+    assert plan_calls(2**28, 2**28, roof_us=100.0, cfg=cfg, free_bytes=2**40) == 2  # 1 GiB holds 2 calls
+    assert plan_calls(2**10, 2**10, roof_us=1.0, cfg=cfg, free_bytes=2**40) == 1024  # capped
+    import random
+
+    rng = random.Random(0)
+    assert sorted(choose_order(10, 100.0, rng)) == list(range(10))  # long calls: all of them
+    half = choose_order(10, 1.0, rng)
+    assert len(half) == 5 and len(set(half)) == 5
