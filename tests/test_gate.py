@@ -14,14 +14,21 @@ def test_affected_ops_follow_the_stage_deps_in_dvc_yaml():
     from tests.conftest import REPO
 
     shared = gate.global_deps(yaml.safe_load((REPO / "dvc.yaml").read_text()))
-    assert "pipeline/check" in shared and "pipeline/stages/test.py" in shared
+    assert "pipeline/check" in shared and "pipeline/stages/test.py" in shared and "params.yaml" not in shared
     ops = ["vector_add", "softmax", "matmul"]
     affected = lambda paths: gate.affected_ops(paths, ops, shared)
     assert affected(["kernels/softmax/triton.py", "README.md"]) == ["softmax"]
     assert affected(["references/matmul.py", "kernels/vector_add/cute.py"]) == ["vector_add", "matmul"]
     assert affected(["pipeline/check/harness.py"]) == ops
     assert affected(["pipeline/knobs.py"]) == ops
-    assert affected(["params.yaml"]) == ops
+    # params.yaml by section: a kernel knob is its op's, target every op's, bench no op's
+    assert gate.affected_ops(["params.yaml"], ops, shared, {"softmax"}) == ["softmax"]
+    old = yaml.safe_load((REPO / "params.yaml").read_text())
+    new = {**old, "kernels": {**old["kernels"], "softmax": {"triton": {"MAX_BLOCK": 2048}}}}
+    assert gate.params_affected(new, old, ops) == {"softmax"}
+    assert gate.params_affected({**old, "target": {"arch": "sm_100a"}}, old, ops) == set(ops)
+    assert gate.params_affected({**old, "bench": {"dtype": "float16"}}, old, ops) == set()
+    assert gate.params_affected(old, None, ops) == set(ops)
     assert affected(["metrics/dvc.yaml"]) == ops
     # a command is no stage's dependency: editing it re-gates nothing
     assert affected(["pipeline/commands/status.py", "pipeline/commands/gate.py"]) == []

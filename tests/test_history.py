@@ -43,7 +43,7 @@ def test_history_table_shows_versions_verdicts_and_changes(tmp_path):
     proc = kpipe("history", "vector_add", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     lines = {
-        line.split()[3]: line for line in proc.stdout.splitlines() if " v" in line and ": vector_add" in line
+        line.split()[1]: line for line in proc.stdout.splitlines() if " v" in line and ": vector_add" in line
     }
     assert set(lines) == {"v1:", "v2:", "v3:", "v4:", "v5:"}
     assert "no GPU" in lines["v1:"]
@@ -52,6 +52,7 @@ def test_history_table_shows_versions_verdicts_and_changes(tmp_path):
     assert lines["v4:"].rstrip().endswith("SAME")
     assert "FASTER -18.3%" in lines["v5:"]
     assert "yes" in lines["v5:"] and "correct?" in proc.stdout
+    assert max(len(line) for line in proc.stdout.splitlines()) <= 110  # one candidate's width, wrapped legend
 
 
 def test_commits_that_do_not_change_the_op_are_not_new_versions(tmp_path):

@@ -109,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="seconds before the candidate is killed (default: params test.timeout_s)",
     )
-    check.add_argument("--root", default=".", help="project root (default: .)")
+    check.add_argument("--root", default=".", help="the project, or any folder inside it (default: .)")
     check.set_defaults(func=cmd_check)
 
     from pipeline.commands.report import add_report_command

@@ -41,7 +41,15 @@ from pathlib import Path
 
 from pipeline.commands.gitlayer import GitError, TreeReader, export_index, index_tree, open_repo, staged_paths
 from pipeline.commands.verify import INCORRECT, STALE, check_tree
-from pipeline.core.records import ACCEPTED, REJECTED, UNVERIFIED, read_metrics, test_report_path
+from pipeline.core.records import (
+    ACCEPTED,
+    REJECTED,
+    UNVERIFIED,
+    metrics_path,
+    read_metrics,
+    summary_path,
+    test_report_path,
+)
 
 EXIT_OK, EXIT_BLOCKED, EXIT_USAGE = 0, 1, 2
 ALLOW_ENV = "KPIPE_ALLOW_UNVERIFIED"
@@ -51,7 +59,7 @@ def global_deps(dvc_yaml: dict) -> tuple[str, ...]:
     """What every op's compile and test depend on, read from dvc.yaml itself: the deps that
     name no op (pipeline/core, pipeline/check, ...), plus params.yaml and the stage files.
     So the gate's "all ops" rule is the pipeline's own, and editing a command stales nothing."""
-    found = {"params.yaml", "dvc.yaml", "metrics/dvc.yaml"}
+    found = {"dvc.yaml", "metrics/dvc.yaml"}  # params.yaml: by section (params_affected)
     for stage in ("compile", "test"):
         spec = ((dvc_yaml or {}).get("stages") or {}).get(stage) or {}
         for dep in (spec.get("do") or spec).get("deps") or []:
@@ -60,9 +68,32 @@ def global_deps(dvc_yaml: dict) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
-def affected_ops(paths: list[str], ops: list[str], shared: tuple[str, ...]) -> list[str]:
-    """The ops whose compile or test inputs `paths` touch (`shared`: global_deps)."""
-    hit = set()
+def params_affected(new: dict, old: dict | None, ops: list[str]) -> set[str]:
+    """The ops whose compile or test read a params.yaml value that changed: a `target`
+    change is every op's; `compile` and `test` (per_op included) and `kernels.<op>` are the
+    ops they apply to; a new op in `ops`. bench, roofline, profile and tune are no part of
+    compile or test: the staged dvc.lock check sees them."""
+    from pipeline.core.params import section
+
+    if old is None:
+        return set(ops)
+    if (new.get("target") or {}) != (old.get("target") or {}):
+        return set(ops)
+    hit = {op for op in ops if op not in (old.get("ops") or [])}
+    for op in ops:
+        if any(section(new, name, op) != section(old, name, op) for name in ("compile", "test")):
+            hit.add(op)
+        if ((new.get("kernels") or {}).get(op)) != ((old.get("kernels") or {}).get(op)):
+            hit.add(op)
+    return hit
+
+
+def affected_ops(
+    paths: list[str], ops: list[str], shared: tuple[str, ...], by_params: set[str] = frozenset()
+) -> list[str]:
+    """The ops whose compile or test inputs `paths` touch (`shared`: global_deps;
+    `by_params`: params_affected, when params.yaml is among the paths)."""
+    hit = set(by_params) if "params.yaml" in paths else set()
     for path in paths:
         if any(path == dep or path.startswith(dep.rstrip("/") + "/") for dep in shared):
             return list(ops)
@@ -120,6 +151,11 @@ def gate_op(
     """
     start = time.monotonic()
     blocks = []
+    for stage in ("compile", "test"):  # the staged records are what is being checked: never kept
+        for path in (export / metrics_path(stage, op), export / summary_path(stage, op)):
+            path.unlink(missing_ok=True)
+    tell = progress if say is say_now else say
+    tell(f"  {op}: compile ...")
     comp = run_stage("compile", op, export)
     compiled = read_metrics(export, "compile", op)
     for impl, rec in (compiled.get("candidates") or {}).items():
@@ -131,6 +167,7 @@ def gate_op(
             )
     if comp.returncode not in (0, 1) or (comp.returncode == 1 and not blocks):
         blocks.append(f"compile {op} failed (exit {comp.returncode}):\n{_tail(comp)}")
+    tell(f"  {op}: test (the judge, every candidate) ... {time.monotonic() - start:.0f} s so far")
     test = run_stage("test", op, export)
     tested = read_metrics(export, "test", op)
     if test.returncode not in (0, 1) or not tested:
@@ -176,7 +213,23 @@ def _tail(proc: subprocess.CompletedProcess, lines: int = 20) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
-def run_gate(root: Path, allow_unverified: bool = False, say=print) -> int:
+def say_now(*parts) -> None:
+    print(*parts, flush=True)
+
+
+def progress(*parts) -> None:
+    """A progress line: printed now and, under pre-commit (which holds a hook's output
+    until it ends, a minute or more for the gate), also on the terminal itself."""
+    print(*parts, flush=True)
+    if not sys.stdout.isatty():
+        try:
+            with open("/dev/tty", "w") as tty:
+                print(*parts, file=tty, flush=True)
+        except OSError:
+            pass  # no terminal (CI): the captured output is all there is
+
+
+def run_gate(root: Path, allow_unverified: bool = False, say=say_now) -> int:
     """The whole gate. Returns 0 (commit) or 1 (blocked); reads the index, writes nothing."""
     repo = open_repo(root)
     paths = staged_paths(repo)
@@ -187,10 +240,15 @@ def run_gate(root: Path, allow_unverified: bool = False, say=print) -> int:
     if TreeReader.entry(tree, "dvc.yaml") is None:
         say("kpipe gate: no dvc.yaml staged: nothing to check")
         return EXIT_OK
-    affected = affected_ops(paths, ops, global_deps(reader.load(tree, "dvc.yaml")))
+    head = repo.head.commit.tree if repo.head.is_valid() else None
+    old_params = reader.load(head, "params.yaml") if head is not None else None
+    by_params = params_affected(params, old_params if isinstance(old_params, dict) else None, ops)
+    affected = affected_ops(paths, ops, global_deps(reader.load(tree, "dvc.yaml")), by_params)
     blocks, reports, judged = [], [], set()
     if affected:
-        say(f"kpipe gate: compile + test on the staged content of: {', '.join(affected)}")
+        (progress if say is say_now else say)(
+            f"kpipe gate: compile + test on the staged content of: {', '.join(affected)}"
+        )
         with tempfile.TemporaryDirectory(prefix="kpipe-gate-") as tmp:
             export = export_index(repo, Path(tmp) / "index")
             head_tree = repo.head.commit.tree if repo.head.is_valid() else None
@@ -304,7 +362,7 @@ def add_gate_commands(sub) -> None:
         help=f"let GPU-only kernels through on a machine without a GPU (as {ALLOW_ENV}=1); "
         'they stay recorded as "unverified"',
     )
-    g.add_argument("--root", default=".", help="a path inside the repository (default: .)")
+    g.add_argument("--root", default=".", help="the project, or any folder inside it (default: .)")
     g.set_defaults(func=cmd_gate)
     h = sub.add_parser(
         "install-hooks",
@@ -312,5 +370,5 @@ def add_gate_commands(sub) -> None:
         description="Run `pre-commit install`, so that every commit that touches "
         "kernels, references, params, the pipeline or its evidence runs `kpipe gate`.",
     )
-    h.add_argument("--root", default=".", help="a path inside the repository (default: .)")
+    h.add_argument("--root", default=".", help="the project, or any folder inside it (default: .)")
     h.set_defaults(func=cmd_install_hooks)

@@ -24,7 +24,6 @@ are never compared ("n/a").
 from __future__ import annotations
 
 import sys
-import time
 from dataclasses import dataclass, field
 
 from pipeline.commands.gitlayer import GitError, TreeReader, experiment_refs, object_md5, open_repo, resolve
@@ -222,12 +221,12 @@ def knob_change(version: Version) -> str:
 
 
 def table_rows(rows: list[Version], shown: int | None) -> tuple[list[str], list[list[str]]]:
+    """One line per version and candidate (the version's commit and message on its first),
+    so the table is as wide as one candidate's figures, however many candidates there are."""
     impls: list[str] = []
     for v in rows:
         impls += [c for c in v.candidates if c not in impls]
-    headers = ["commit", "date", "message"]
-    for impl in impls:
-        headers += [f"{impl} correct?", f"{impl} median", f"{impl} roofline", f"{impl} vs prev"]
+    headers = ["commit", "message", "impl", "correct?", "median", "roofline", "vs prev"]
     commits = [v for v in rows if not v.experiment]
     keep = set(id(v) for v in commits[:shown]) if shown is not None else set(id(v) for v in commits)
     out = []
@@ -243,16 +242,12 @@ def table_rows(rows: list[Version], shown: int | None) -> tuple[list[str], list[
             later = [r for r in rows[i + 1 :] if not r.experiment]
             prev = later[0] if later else None
             message = v.message
-        date = time.strftime("%Y-%m-%d %H:%M", time.localtime(v.date))
-        line = ["└ " + v.label if v.experiment else v.label, date, _clip(message, 48)]
-        for impl in impls:
-            line += [
-                verdict_cell(v, impl),
-                time_cell(v, impl),
-                roof_cell(v, impl),
-                change(timing(v, impl), _previous_timing(v, prev, rows, i, impl)),
-            ]
-        out.append(line)
+        label = "└ " + v.label if v.experiment else v.label
+        for n, impl in enumerate(i for i in impls if i in v.candidates or timing(v, i)):
+            first = n == 0
+            out.append([label if first else "", _clip(message, MESSAGE_WIDTH) if first else "", impl,
+                        verdict_cell(v, impl), time_cell(v, impl), roof_cell(v, impl),
+                        change(timing(v, impl), _previous_timing(v, prev, rows, i, impl))])  # fmt: skip
     return headers, out
 
 
@@ -266,8 +261,15 @@ def _previous_timing(v: Version, prev: Version | None, rows: list[Version], i: i
     return None
 
 
+MESSAGE_WIDTH = 40
+
+
 def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
+    """At most `width` characters, cut at a word: "softmax v2: one pass when…"."""
+    if len(text) <= width:
+        return text
+    cut = text[: width - 1].rsplit(" ", 1)[0] if " " in text[: width - 1] else text[: width - 1]
+    return cut.rstrip(" ,;:") + "…"
 
 
 def render(repo, op: str, limit: int, rev: str = "HEAD") -> str:
@@ -319,8 +321,10 @@ def cmd_history(args) -> int:
     except GitError as exc:
         print(f"kpipe history: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    import textwrap
+
     print("\n\n".join(parts))
-    print(f"\n{LEGEND}")
+    print("\n" + textwrap.fill(LEGEND, 100))
     return 0
 
 
@@ -337,5 +341,5 @@ def add_history_command(sub) -> None:
     p.add_argument("op", nargs="?", help="the op (default: every op in params.yaml, one table each)")
     p.add_argument("-n", type=int, default=20, help="show at most N versions (default: 20)")
     p.add_argument("--rev", default="HEAD", help="start from this revision (default: HEAD)")
-    p.add_argument("--root", default=".", help="a path inside the repository (default: .)")
+    p.add_argument("--root", default=".", help="the project, or any folder inside it (default: .)")
     p.set_defaults(func=cmd_history)

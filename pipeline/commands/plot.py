@@ -90,7 +90,9 @@ def draw_roofline(op: str, rows: list[Version], path: Path) -> str:
         note = "no bench figures yet (no GPU run in these versions)"
     else:
         xs = [p["intensity"] for p in pts] or [1.0]
-        lo, hi = min(xs + [0.05]) / 4, max(xs + [2e3]) * 4
+        # Around the points (an op's headline shape has one intensity), where the roof that
+        # bounds them is: over the whole 1e-2..1e4 span every version sits on one spot.
+        lo, hi = min(xs) / 5, max(xs) * 5
         bw = ceilings["copy_gbs"]
         grid = [lo * (hi / lo) ** (i / 200) for i in range(201)]
         for name, style in (("bfloat16", "-"), ("float16", "--"), ("tf32", "-."), ("float32", ":")):
@@ -114,32 +116,25 @@ def draw_roofline(op: str, rows: list[Version], path: Path) -> str:
             mine = [p for p in pts if p["impl"] == impl]
             marker = MARKERS[k % len(MARKERS)]
             ax.scatter([], [], marker=marker, color="grey", label=f"{impl} (hollow: experiment)")
-            for j, p in enumerate(mine):
+            for p in mine:  # versions of a candidate share an intensity: the zoom sets them apart
                 color = cmap(p["age"] / oldest)
-                ax.scatter(
-                    p["intensity"],
-                    p["tflops"],
-                    s=70,
-                    marker=marker,
-                    linewidths=1.5,
-                    zorder=3,
-                    facecolors="none" if p["experiment"] else color,
-                    edgecolors=color,
-                )
-                if p["experiment"] or p["age"] == newest:  # label the latest and the experiments
-                    ax.annotate(
-                        p["label"].removeprefix("exp "),
-                        (p["intensity"], p["tflops"]),
-                        textcoords="offset points",
-                        xytext=(8, 10 * (j % 4) - 12),
-                        fontsize=7,
-                    )
+                x = p["intensity"]
+                ax.scatter(x, p["tflops"], s=70, marker=marker, linewidths=1.5, zorder=3,
+                           facecolors="none" if p["experiment"] else color, edgecolors=color)  # fmt: skip
+                if p["age"] == newest and not p["experiment"]:  # one label per candidate, apart
+                    ax.annotate(f"{impl} {p['label']}: {p['fraction']:.0%}", (x, p["tflops"]),
+                                textcoords="offset points", xytext=(10, 14 * k - 7), fontsize=7,
+                                arrowprops={"arrowstyle": "-", "color": "grey", "lw": 0.5})  # fmt: skip
         bar = fig.colorbar(plt.cm.ScalarMappable(cmap=cmap), ax=ax, ticks=[0, 1], pad=0.01)
         bar.ax.set_yticklabels(["oldest", "newest"])
         bar.set_label("version")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlim(lo, hi)
+        ys = [p["tflops"] for p in pts]
+        if ys:  # from well below the slowest version to the roof above the points
+            roof = max(min(ceilings.get(f"{dtype}_tflops") or 1e9, bw * max(xs) / 1e3), max(ys))
+            ax.set_ylim(min(ys) / 3, roof * 1.6)
         ax.set_xlabel("arithmetic intensity (FLOP / byte)")
         ax.set_ylabel("achieved TFLOP/s")
         ax.set_title(f"{op}: roofline on {gpu} ({dtype}), every version and candidate")
@@ -210,8 +205,10 @@ def draw_versions(op: str, rows: list[Version], path: Path) -> None:
         top.grid(alpha=0.3)
         bottom.grid(alpha=0.3)
     bottom.set_xticks(range(len(commits)))
+    from pipeline.commands.history import _clip
+
     bottom.set_xticklabels(
-        [f"{v.label} {v.message[:18]}" for v in commits], rotation=40, ha="right", fontsize=7
+        [f"{v.label} {_clip(v.message, 28)}" for v in commits], rotation=40, ha="right", fontsize=7
     )
     top.set_title(f"{op}: time and roofline fraction per version (oldest left)")
     fig.tight_layout()
@@ -258,5 +255,5 @@ def add_plot_command(sub) -> None:
     p.add_argument("-n", type=int, default=20, help="versions to plot (default: 20)")
     p.add_argument("--rev", default="HEAD", help="start from this revision (default: HEAD)")
     p.add_argument("--out", default=None, help="folder for the PNGs (default: plots/OP/)")
-    p.add_argument("--root", default=".", help="a path inside the repository (default: .)")
+    p.add_argument("--root", default=".", help="the project, or any folder inside it (default: .)")
     p.set_defaults(func=cmd_plot)

@@ -241,5 +241,5 @@ def add_report_command(sub) -> None:
     )
     p.add_argument("op", help="the op, as in references/OP.py")
     p.add_argument("-o", "--output", help="write the page here instead of printing it")
-    p.add_argument("--root", default=".", help="project root (default: .)")
+    p.add_argument("--root", default=".", help="the project, or any folder inside it (default: .)")
     p.set_defaults(func=cmd_report)

@@ -116,5 +116,5 @@ def add_status_command(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("op", nargs="?", help="one op (default: every op in params.yaml)")
-    p.add_argument("--root", default=".", help="project root (default: .)")
+    p.add_argument("--root", default=".", help="the project, or any folder inside it (default: .)")
     p.set_defaults(func=cmd_status)

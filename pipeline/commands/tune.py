@@ -270,5 +270,5 @@ def add_tune_command(sub) -> None:
     p.add_argument("--max", type=int, default=None, help="queue at most this many experiments")
     p.add_argument("--dry-run", action="store_true", help="print the queue and the dvc commands; run nothing")
     p.add_argument("--force", action="store_true", help="tune even when HEAD is already at the target")
-    p.add_argument("--root", default=".", help="a path inside the repository (default: .)")
+    p.add_argument("--root", default=".", help="the project, or any folder inside it (default: .)")
     p.set_defaults(func=cmd_tune)

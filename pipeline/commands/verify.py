@@ -255,5 +255,5 @@ def add_verify_command(sub) -> None:
         action="store_true",
         help="also fail commits with unverified candidates (use on a GPU host)",
     )
-    p.add_argument("--root", default=".", help="a path inside the repository (default: .)")
+    p.add_argument("--root", default=".", help="the project, or any folder inside it (default: .)")
     p.set_defaults(func=cmd_verify)

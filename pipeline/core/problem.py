@@ -106,7 +106,16 @@ class Candidate:
 
 
 def project_root(root: str | Path | None = None) -> Path:
-    return Path(root or ".").resolve()
+    """The project holding `root` (default: the current folder): the nearest folder at or
+    above it with references/ and params.yaml or dvc.yaml, so every command works from any
+    subfolder; `root` itself when there is none."""
+    start = Path(root or ".").resolve()
+    for folder in (start, *start.parents):
+        if (folder / "references").is_dir() and (
+            (folder / "params.yaml").is_file() or (folder / "dvc.yaml").is_file()
+        ):
+            return folder
+    return start
 
 
 def list_ops(root: str | Path | None = None) -> list[str]:

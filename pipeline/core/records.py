@@ -22,6 +22,41 @@ def metrics_path(stage: str, op: str) -> str:
     return f"metrics/{stage}/{op}.json"
 
 
+def summary_path(stage: str, op: str) -> str:
+    """metrics/<stage>/<op>.summary.json: the few headline figures of a stage's record, the
+    only file DVC treats as metrics (so `dvc exp show` and `dvc metrics diff` stay short;
+    the full record beside it is a plain output)."""
+    return f"metrics/{stage}/{op}.summary.json"
+
+
+# The headline keys of each stage's record, per candidate (and per baseline for bench).
+SUMMARY_KEYS = {
+    "compile": ("registers", "spill_bytes"),
+    "test": ("correct", "verdict"),
+    "bench": ("median_us", "fraction", "at_roofline"),
+    "profile": ("dram_throughput_pct", "sm_throughput_pct"),
+}
+
+
+def summarize(stage: str, record: dict) -> dict:
+    """{candidate: {key: value}} for the stage's headline keys; {} for a skipped stage."""
+    keys = SUMMARY_KEYS[stage]
+    out = {}
+    for group in ("candidates", "baselines"):
+        for name, rec in ((record or {}).get(group) or {}).items():
+            if stage == "bench" and group == "baselines":
+                rec = {"median_us": headline({**rec, "headline_shape": _last_shape(rec)}).get("median_us")}
+            picked = {k: rec.get(k) for k in keys if isinstance(rec, dict) and rec.get(k) is not None}
+            if picked:
+                out[name] = picked
+    return out
+
+
+def _last_shape(rec: dict) -> str | None:
+    shapes = list((rec or {}).get("shapes") or {})
+    return shapes[-1] if shapes else None
+
+
 def test_report_path(op: str) -> str:
     """The test stage's Markdown failure report, beside its metrics."""
     return f"metrics/test/{op}.report.md"
@@ -41,6 +76,38 @@ def reports_dir(op: str) -> str:
 
 def plots_dir(op: str) -> str:
     return f"plots/{op}"
+
+
+def code_fingerprint(root: Path, stage: str, op: str | None, params: dict) -> str:
+    """A digest of everything a stage's result depends on but the machine: the files and
+    folders dvc.yaml lists as its deps (metrics/ aside: the machine and the upstream
+    results) and the params it reads. Equal fingerprints: the same code was measured."""
+    import hashlib
+    import json
+
+    import yaml
+
+    stages_file = Path(root) / "dvc.yaml"
+    if not stages_file.is_file():
+        return ""  # not a pipeline (a stage run by hand on a scratch project): nothing to match
+    stages = (yaml.safe_load(stages_file.read_text()) or {}).get("stages") or {}
+    spec = stages.get(stage) or {}
+    body = spec.get("do", spec)
+    digest = hashlib.sha256()
+    for dep in sorted(str(d).replace("${item}", op or "") for d in body.get("deps", [])):
+        if dep.startswith("metrics/"):
+            continue
+        path = Path(root) / dep
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        for f in files:
+            if "__pycache__" not in f.parts and f.is_file():
+                digest.update(f"{f.relative_to(root)}\0".encode() + hashlib.md5(f.read_bytes()).digest())
+    for key in body.get("params", []):
+        value: object = params
+        for part in str(key).replace("${item}", op or "").split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        digest.update(f"{key}={json.dumps(value, sort_keys=True, default=str)}\0".encode())
+    return digest.hexdigest()[:20]
 
 
 def read_metrics(root: Path, stage: str, op: str) -> dict:
@@ -75,9 +142,8 @@ class BenchShape(TypedDict, total=False):
     reason: str
     median_us: float
     iqr_us: float
-    method: Literal[
-        "events", "graph", "rounds"
-    ]  # "rounds": timed from outside the candidate (since 2026-12-01)
+    # "rounds" since 2026-12-01: timed from outside the candidate's process
+    method: Literal["events", "graph", "rounds"]
     calls_per_sample: int  # calls in one timed round
     graphs: int  # distinct calls (inputs, graphs) of the shape
     checked_outputs: int  # outputs of timed calls judged against the reference
@@ -117,28 +183,24 @@ def headline(cand: BenchCandidate) -> BenchShape:
 
 
 def plot_records(test: dict, bench: dict) -> tuple[list[dict], list[dict]]:
-    """One time record and one fraction record per candidate; nulls where nothing was timed."""
-    impls = list(test_candidates(test)) or list(bench_candidates(bench))
+    """One time record and one fraction record per timed candidate (none for a candidate
+    with no figure: `dvc plots` would draw a null)."""
     times, fractions = [], []
-    for impl in impls:
-        cand = bench_candidates(bench).get(impl) or {}
+    for impl, cand in bench_candidates(bench).items():
         rec = headline(cand)
-        ok = rec.get("status") == "ok"
+        if rec.get("status") != "ok":
+            continue
+        shape = cand.get("headline_shape")
         times.append(
             {
                 "candidate": impl,
-                "shape": cand.get("headline_shape"),
-                "median_us": rec.get("median_us") if ok else None,
-                "iqr_us": rec.get("iqr_us") if ok else None,
+                "shape": shape,
+                "median_us": rec.get("median_us"),
+                "iqr_us": rec.get("iqr_us"),
             }
         )
         fractions.append(
-            {
-                "candidate": impl,
-                "shape": cand.get("headline_shape"),
-                "fraction": rec.get("fraction") if ok else None,
-                "target": cand.get("target"),
-            }
+            {"candidate": impl, "shape": shape, "fraction": rec.get("fraction"), "target": cand.get("target")}
         )
     return times, fractions
 

@@ -25,7 +25,7 @@ import sys
 import time
 from pathlib import Path
 
-from pipeline.core.jsonio import read_json, write_json
+from pipeline.core.jsonio import read_json
 from pipeline.core.params import section
 from pipeline.core.problem import ProblemError, list_candidate_files, load_op
 from pipeline.core.records import (
@@ -36,7 +36,7 @@ from pipeline.core.records import (
     test_candidates,
     write_plot_data,
 )
-from pipeline.stages.common import skip_without_gpu, stage_main
+from pipeline.stages.common import keep_evidence, skip_without_gpu, stage_main, stamp, write_record
 
 
 def shape_label(shape: dict) -> str:
@@ -266,9 +266,14 @@ def describe(rec: dict) -> str:
 
 def run(args, root: Path, params: dict) -> int:
     out = root / metrics_path("bench", args.op)
-    if not skip_without_gpu(out, "bench", args.op):
+    kept = keep_evidence(out, "bench", args.op, root, params, gpu_stage=True)
+    if kept:
+        print(f"bench {args.op}: {kept}")
+    elif not skip_without_gpu(out, "bench", args.op):
         start = time.monotonic()
-        write_json(out, bench_all(args.op, root, params))
+        write_record(
+            root, "bench", args.op, stamp(bench_all(args.op, root, params), "bench", args.op, root, params)
+        )
         print(f"bench {args.op}: done in {time.monotonic() - start:.0f} s")
     write_plot_data(args.op, root)
     return 0

@@ -16,6 +16,7 @@ from pathlib import Path
 from pipeline.core.jsonio import read_json, write_json
 from pipeline.core.records import CEILINGS_PATH, DEVICE_PATH
 from pipeline.measure.roofline import datasheet, measure_ceilings
+from pipeline.stages.common import has_gpu, keep_evidence, stamp
 
 
 def main(argv=None) -> int:
@@ -23,25 +24,28 @@ def main(argv=None) -> int:
         prog="python -m pipeline.stages.ceilings",
         description="Measure copy bandwidth and matmul rates once per device.",
     )
-    parser.add_argument("--root", default=".", help="project root (default: .)")
+    parser.add_argument("--root", default=".", help="the project, or any folder inside it (default: .)")
     args = parser.parse_args(argv)
     root = Path(args.root).resolve()
     device = read_json(root / DEVICE_PATH, {}) or {}
     path = root / CEILINGS_PATH
-    try:
-        import torch
-
-        has_cuda = torch.cuda.is_available()
-    except ImportError:
-        has_cuda = False
-    if not has_cuda:
+    kept = keep_evidence(path, "ceilings", None, root, {}, gpu_stage=True)
+    if kept:
+        print(f"ceilings: {kept}")
+        return 0
+    if not has_gpu():
         write_json(path, {"skipped": "no CUDA device", "gpu": device.get("gpu", "none")})
         print("ceilings: skipped (no CUDA device)")
         return 0
+    import torch
+
     gpu = torch.cuda.get_device_name()
     print(f"ceilings: measuring {gpu} (copy {2 * 2**30 // 2**30} GiB, matmul 8192^3) ...", flush=True)
     measured = measure_ceilings()
-    write_json(path, {"gpu": gpu, "measured": measured, "datasheet": datasheet(gpu)})
+    write_json(
+        path,
+        stamp({"gpu": gpu, "measured": measured, "datasheet": datasheet(gpu)}, "ceilings", None, root, {}),
+    )
     print(
         f"  copy {measured['copy_gbs']:.0f} GB/s; bf16 {measured['bfloat16_tflops']:.0f}, fp16 "
         f"{measured['float16_tflops']:.0f}, tf32 {measured['tf32_tflops']:.0f}, fp32 "

@@ -28,7 +28,7 @@ def stage_main(
         prog=f"python -m pipeline.stages.{stage}", description=module_doc.split("\n\n")[0]
     )
     parser.add_argument("op", help="an op with a references/OP.py")
-    parser.add_argument("--root", default=".", help="project root (default: .)")
+    parser.add_argument("--root", default=".", help="the project, or any folder inside it (default: .)")
     if add_arguments:
         add_arguments(parser)
     args = parser.parse_args(argv)
@@ -42,6 +42,63 @@ def stage_main(
         return EXIT_USAGE
 
 
+def has_gpu() -> bool:
+    try:
+        import torch
+
+        return torch.cuda.is_available()
+    except ImportError:
+        return False
+
+
+def keep_evidence(out: Path, stage: str, op: str | None, root: Path, params: dict, gpu_stage: bool) -> str:
+    """Why the result already in `out` stands and the stage need not run, or "".
+
+    A fresh clone's first `dvc repro` re-runs every stage (metrics/device.json changed), and
+    a machine without a GPU must not replace evidence taken on one with less: a result is
+    kept when it was made for exactly this code and params (`code`, code_fingerprint) and
+    this machine could not do better (a GPU stage here without a GPU; any stage here on a
+    CPU, except compile, which needs the same toolchain). Anything else runs afresh."""
+    from pipeline.core.jsonio import read_json
+    from pipeline.core.records import code_fingerprint
+
+    old = read_json(out, {}) or {}
+    code = code_fingerprint(root, stage, op, params)
+    if not code or not isinstance(old, dict) or old.get("code") != code:
+        return ""
+    if has_gpu():
+        return ""  # a GPU measures afresh: its own figures, never another machine's
+    if gpu_stage and old.get("skipped"):
+        return ""
+    made_on = old.get("machine") or {}
+    if stage == "compile" and made_on.get("toolchain") != machine_record()["toolchain"]:
+        return ""
+    return f"kept: made for this code on {made_on.get('gpu') or 'a machine'}, and this one has no GPU"
+
+
+def machine_record() -> dict:
+    """Where a result was made: the GPU (or "none") and the toolchain that made it."""
+    from pipeline.measure.machine import describe
+
+    info = describe()
+    return {"gpu": info.get("gpu"), "toolchain": {k: info.get(k) for k in ("torch", "triton", "cutlass_dsl")}}
+
+
+def stamp(record: dict, stage: str, op: str | None, root: Path, params: dict) -> dict:
+    """`record` with the code it was made for and the machine it was made on."""
+    from pipeline.core.records import code_fingerprint
+
+    return {**record, "code": code_fingerprint(root, stage, op, params), "machine": machine_record()}
+
+
+def write_record(root: Path, stage: str, op: str, record: dict) -> None:
+    """A stage's record and, beside it, its summary (the headline figures DVC shows)."""
+    from pipeline.core.records import metrics_path, summarize, summary_path
+
+    write_json(root / metrics_path(stage, op), record)
+    write_json(root / summary_path(stage, op), summarize(stage, record))
+
+
 def skip_without_gpu(out: Path, stage: str, op: str) -> bool:
     """Without a CUDA device, record why (never a made-up figure) and say so: True."""
     try:
@@ -51,6 +108,6 @@ def skip_without_gpu(out: Path, stage: str, op: str) -> bool:
             return False
     except ImportError:
         pass
-    write_json(out, {"skipped": "no CUDA device"})
+    write_record(out.parents[2], stage, op, {"skipped": "no CUDA device"})
     print(f"{stage} {op}: skipped (no CUDA device): no figures are made up without one")
     return True

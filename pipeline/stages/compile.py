@@ -25,7 +25,7 @@ from pipeline.core.params import section, target_arch
 from pipeline.core.problem import ProblemError, list_candidate_files, load_candidate, load_op
 from pipeline.core.records import dumps_dir, metrics_path
 from pipeline.core.sandbox import copy_out
-from pipeline.stages.common import stage_main
+from pipeline.stages.common import keep_evidence, stage_main, stamp, write_record
 
 DUMP_KINDS = ("ttir", "ttgir", "llir", "ptx", "cubin")
 # SASS classes worth a column in `dvc metrics show` (summed over specializations).
@@ -280,6 +280,9 @@ def compile_all(op: str, root: Path, params: dict) -> tuple[dict, bool]:
     load_op(op, root)  # contract errors stop here, before anything is written
     files = list_candidate_files(op, root)
     dump_root = root / dumps_dir(op)
+    for old in dump_root.glob("*") if dump_root.is_dir() else []:
+        if old.is_dir() and old.name not in {p.stem for p in files}:
+            shutil.rmtree(old)  # the dumps of a candidate that is gone (the out persists)
     results, ok = {}, True
     for path in files:
         impl = path.stem
@@ -319,8 +322,16 @@ def compile_all(op: str, root: Path, params: dict) -> tuple[dict, bool]:
 
 
 def run(args, root: Path, params: dict) -> int:
+    out = root / metrics_path("compile", args.op)
+    kept = keep_evidence(out, "compile", args.op, root, params, gpu_stage=False)
+    if kept and (root / dumps_dir(args.op)).is_dir():
+        print(f"compile {args.op}: {kept}")
+        return 0
     metrics, ok = compile_all(args.op, root, params)
-    write_json(root / metrics_path("compile", args.op), metrics)
+    if kept and ok:  # the dumps were missing (a fresh clone): remade, the record stands
+        print(f"compile {args.op}: dumps remade; the record {kept.removeprefix('kept: ')}")
+        return 0
+    write_record(root, "compile", args.op, stamp(metrics, "compile", args.op, root, params))
     return 0 if ok else 1
 
 

@@ -25,7 +25,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m pipeline.stages.device", description=__doc__.split("\n\n")[0]
     )
-    parser.add_argument("--root", default=".", help="project root (default: .)")
+    parser.add_argument("--root", default=".", help="the project, or any folder inside it (default: .)")
     args = parser.parse_args(argv)
     info = describe()
     write_json(project_root(args.root) / DEVICE_PATH, info)

@@ -39,14 +39,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from pipeline.core.jsonio import write_json
 from pipeline.core.params import section
 from pipeline.core.problem import list_candidate_files, load_op
 from pipeline.core.records import metrics_path, read_metrics, reports_dir, test_candidates
 from pipeline.core.sandbox import candidate_cache, sandboxed_target
 from pipeline.measure.ncu import ncu_command, read_report, summarize
 from pipeline.measure.proton import proton_scopes, smallest_shape
-from pipeline.stages.common import skip_without_gpu, stage_main
+from pipeline.stages.common import keep_evidence, skip_without_gpu, stage_main, stamp, write_record
 
 
 def profile_all(op_name: str, root: Path, params: dict) -> dict:
@@ -62,6 +61,9 @@ def profile_all(op_name: str, root: Path, params: dict) -> dict:
     compiled = read_metrics(root, "compile", op_name).get("candidates", {})
     reports = root / reports_dir(op_name)
     reports.mkdir(parents=True, exist_ok=True)
+    for old in reports.iterdir():  # the out persists: what this run does not remake goes
+        if old.is_file():
+            old.unlink()
     dtype = getattr(torch, dtype_name)
     cost = op.bytes_moved(dtype, **shape)
     # The tensor-core roofline for 16-bit ops that do matrix math (many flops per byte).
@@ -129,13 +131,19 @@ def profile_all(op_name: str, root: Path, params: dict) -> dict:
 def run(args, root: Path, params: dict) -> int:
     out = root / metrics_path("profile", args.op)
     (root / reports_dir(args.op)).mkdir(parents=True, exist_ok=True)  # the DVC out exists either way
+    kept = keep_evidence(out, "profile", args.op, root, params, gpu_stage=True)
+    if kept:
+        print(f"profile {args.op}: {kept}")
+        return 0
     if skip_without_gpu(out, "profile", args.op):
         return 0
     if not shutil.which("ncu"):
-        write_json(out, {"skipped": "ncu (Nsight Compute) not found on PATH"})
+        write_record(root, "profile", args.op, {"skipped": "ncu (Nsight Compute) not found on PATH"})
         print(f"profile {args.op}: skipped (ncu not found on PATH)")
         return 0
-    write_json(out, profile_all(args.op, root, params))
+    write_record(
+        root, "profile", args.op, stamp(profile_all(args.op, root, params), "profile", args.op, root, params)
+    )
     return 0
 
 

@@ -21,11 +21,11 @@ from pathlib import Path
 
 from pipeline.check.judge import new_secret, resolve_device, run_checks, settings_for
 from pipeline.check.report import render_report
-from pipeline.core.jsonio import write_json, write_text
+from pipeline.core.jsonio import read_json, write_text
 from pipeline.core.params import section
 from pipeline.core.problem import list_candidate_files, load_op
 from pipeline.core.records import metrics_path, test_report_path
-from pipeline.stages.common import stage_main
+from pipeline.stages.common import keep_evidence, stage_main, stamp, write_record
 
 
 def parallel_for(params: dict, op: str) -> int | None:
@@ -91,8 +91,18 @@ def stage_record(res: dict) -> dict:
 
 
 def run(args, root: Path, params: dict) -> int:
+    out = root / metrics_path("test", args.op)
+    kept = (
+        ""
+        if args.device or args.seed is not None
+        else keep_evidence(out, "test", args.op, root, params, False)
+    )
+    if kept:
+        print(f"test {args.op}: {kept}")
+        verdicts = [c.get("verdict") for c in (read_json(out, {}).get("candidates") or {}).values()]
+        return 1 if "rejected" in verdicts else 0
     metrics, report, ok = test_all(args.op, root, params, args.device, args.seed)
-    write_json(root / metrics_path("test", args.op), metrics)
+    write_record(root, "test", args.op, stamp(metrics, "test", args.op, root, params))
     write_text(root / test_report_path(args.op), report)
     if not ok:
         print(report, file=sys.stderr)
