@@ -50,13 +50,14 @@ def test_a_bad_params_yaml_is_a_usage_error_and_loses_nothing(repro_project, edi
 
 def test_a_machine_without_a_gpu_keeps_gpu_evidence_for_the_same_code(repro_project):
     from pipeline.core.params import load_params
-    from pipeline.core.records import code_fingerprint
+    from pipeline.core.records import code_deps, code_fingerprint
 
     root, _ = repro_project
     bench = root / "metrics" / "bench" / "vector_add.json"
     original = bench.read_text()
+    deps = code_deps(root, "bench", "vector_add", load_params(root))
     made_on_gpu = {"op": "vector_add", "gpu": "NVIDIA H200", "candidates": {}, "baselines": {},
-                   "code": code_fingerprint(root, "bench", "vector_add", load_params(root)),
+                   "code": code_fingerprint(deps), "code_deps": deps,
                    "machine": {"gpu": "NVIDIA H200", "toolchain": {}}}  # fmt: skip
     try:
         bench.write_text(json.dumps(made_on_gpu))
@@ -64,10 +65,17 @@ def test_a_machine_without_a_gpu_keeps_gpu_evidence_for_the_same_code(repro_proj
         assert proc.returncode == 0, proc.stdout + proc.stderr
         assert "kept: made for this code on NVIDIA H200" in proc.stdout
         assert json.loads(bench.read_text()) == made_on_gpu
-        made_on_gpu["code"] = "another version"  # made for other code: replaced, honestly
+        # made for other code: the figures stay, marked stale with what changed
+        made_on_gpu["code"] = "another version"
+        made_on_gpu["code_deps"] = {**deps, "kernels/vector_add": "0" * 12}
         bench.write_text(json.dumps(made_on_gpu))
         proc = run(dvc("repro", "-f", "-s", "bench@vector_add"), root)
-        assert json.loads(bench.read_text()).get("skipped") == "no CUDA device"
+        kept = json.loads(bench.read_text())
+        assert kept["stale"]["measured_on"] == "NVIDIA H200" and kept["stale"]["changed"] == [
+            "kernels/vector_add"
+        ]
+        assert {k: v for k, v in kept.items() if k != "stale"} == made_on_gpu
+        assert json.loads((root / "metrics" / "bench" / "vector_add.head.json").read_text()) == {}
     finally:
         bench.write_text(original)
         run(dvc("repro"), root)

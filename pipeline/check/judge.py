@@ -215,8 +215,8 @@ class Rungs:
 class Checker:
     """One candidate's runner, and a rung function for each thing a call can get wrong."""
 
-    def __init__(self, op, runner: Child, device: str, rungs: Rungs, secret: int):
-        self.op, self.runner, self.device, self.rungs = op, runner, device, rungs
+    def __init__(self, op, runner: Child, device: str, rungs: Rungs, secret: int, path: str | None = None):
+        self.op, self.runner, self.device, self.rungs, self.path = op, runner, device, rungs, path
         self.watch_rng = random.Random(secret ^ 0x5EED)  # which calls run unwatched
         self.calls = 0
         self.cuda_broken = False
@@ -235,7 +235,9 @@ class Checker:
     def raised(self, reply: dict, rung: str, case: Case) -> bool:
         if "raised" not in reply:
             return False
-        self.rungs.failed(rung, f"raised {reply['raised']}", case)
+        frames = candidate_frames(reply.get("trace", ""), self.path)
+        where = f" at {frames[-1]}" if frames else ""
+        self.rungs.failed(rung, f"raised {reply['raised']}{where}", case, traceback=frames)
         self.cuda_broken |= bool(reply.get("cuda"))  # an illegal address poisons the context
         return True
 
@@ -346,7 +348,7 @@ class Checker:
         inputs = case.inputs(self.device)
         first = self.call(inputs, POISON_1, watch=True)
         second = self.call(inputs, POISON_2, watch=True)
-        if self.raised(first, "unwritten_output", case) or self.raised(second, "unwritten_output", case):
+        if self.raised(first, "run", case) or self.raised(second, "run", case):
             return
         for reply in (first, second):  # work left on another stream shows here first
             self.check_record(reply["record"], case)
@@ -430,6 +432,27 @@ class Checker:
                 out, ref, inputs, case, rung, "" if n == 0 else f"wrong output on {what}: "
             ):
                 return
+
+
+def candidate_frames(trace: str, path: str | None) -> list[str]:
+    """The frames of a traceback inside the candidate's own file, as "file.py:LINE in FUNC:
+    CODE", innermost last: where a raising kernel raised."""
+    if not trace or not path:
+        return []
+    name, lines, found = Path(path).name, trace.splitlines(), []
+    for i, line in enumerate(lines):
+        text = line.strip()
+        if text.startswith("File ") and f'{name}"' in text:
+            parts = text.split(", ")
+            number = parts[1].removeprefix("line ") if len(parts) > 1 else "?"
+            func = parts[2].removeprefix("in ") if len(parts) > 2 else "?"
+            code = (
+                lines[i + 1].strip()
+                if i + 1 < len(lines) and not lines[i + 1].strip().startswith("File ")
+                else ""
+            )
+            found.append(f"{name}:{number} in {func}: {code}"[:200])
+    return found
 
 
 def memory_safety(op, path: str, case: Case, rungs: Rungs) -> None:
@@ -558,7 +581,8 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
         if package:  # the kernel may be fine; this machine lacks its DSL
             rungs.needs_gpu("import", f"the {package} package is not installed here", status="needs package")
         else:
-            rungs.failed("import", f"{path}: {loaded['error']}")
+            error = str(loaded["error"])
+            rungs.failed("import", error if error.startswith(str(path)) else f"{path}: {error}")
         return None
     rungs.passed("import")
     want = op.n_inputs
@@ -574,7 +598,7 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
         if not torch.cuda.is_available():
             rungs.failed("process", "asked for --device cuda, but torch sees no CUDA device")
             return loaded["backend"]
-    checker = Checker(op, runner, device, rungs, secret)
+    checker = Checker(op, runner, device, rungs, secret, path)
     cases = plan_cases(op, secret, settings, device)
     runnable = []
     for case in cases:

@@ -14,9 +14,13 @@ def render_report(op: str, device: str, secret: int, results: dict) -> str:
     ]
     order = sorted(results.items(), key=lambda kv: kv[1]["verdict"] != "rejected")
     for name, res in order:
-        lines += [f"## {name}: {res['verdict'].upper()}", "", res["reason"], ""]
+        lines += [f"## {name}: {res['verdict'].upper()}", ""]
+        if not res.get("failures"):  # else the first failure below says it
+            lines += [res["reason"], ""]
         for f in res.get("failures", []):
             lines.append(f"- **{f['rung']}**: {f['reason']}")
+            for frame in f.get("traceback", []):
+                lines.append(f"  - in the kernel: {frame}")
             if "shape" in f:
                 lines.append(
                     f"  - case: {f['family']} dtype={f['dtype']} shape={f['shape']} seed={f['seed']}"

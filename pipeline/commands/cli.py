@@ -15,6 +15,21 @@ import sys
 from pathlib import Path
 
 EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE, EXIT_UNVERIFIED = 0, 1, 2, 4
+EXIT_INTERRUPTED = 130
+# Every command's exit codes, appended to its --help (README.md lists them too).
+EXIT_CODES = {
+    "check": "0 accepted, 1 rejected, 2 usage error (unknown op, missing file, no GPU for --device cuda), 4 unverified",
+    "status": "0 every candidate DONE, 3 some CONTINUE (or no bench figures yet), 2 usage error",
+    "report": "0 printed or written, 2 usage error",
+    "history": "0 printed, 2 usage error (not a git repository, unknown op, bad revision)",
+    "plot": "0 written, 2 usage error",
+    "verify": "0 every commit verified, 1 at least one bad commit (each is named), 2 usage error",
+    "tune": "0 at least one experiment accepted, 1 none, 2 usage error",
+    "gate": "0 commit, 1 blocked, 2 usage error",
+    "install-hooks": "0 installed, 2 usage error",
+    "init": "0 scaffolded, 2 usage error (the folder already holds a project)",
+    "new-op": "0 written, 2 usage error (a bad name, an op that exists, no params.yaml)",
+}
 
 
 def cmd_check(args) -> int:
@@ -35,6 +50,10 @@ def cmd_check(args) -> int:
         return EXIT_USAGE
     settings, timeout, want = settings_for(params, args.op)
     device = resolve_device(args.device or want)
+    if device == "cuda" and not _cuda_here():
+        print("kpipe check: --device cuda, but torch sees no CUDA device on this machine "
+              "(drop --device to check on the CPU, in Triton's interpreter)", file=sys.stderr)  # fmt: skip
+        return EXIT_USAGE
     secret = new_secret() if args.seed is None else args.seed
     if not args.json:
         print(
@@ -77,12 +96,21 @@ def cmd_check(args) -> int:
     return {"accepted": EXIT_ACCEPTED, "rejected": EXIT_REJECTED}.get(verdict, EXIT_UNVERIFIED)
 
 
+def _cuda_here() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kpipe",
         description="The GPU-kernel loop as a DVC pipeline: compile, test, bench, profile.",
-        epilog="Stages run through `dvc repro`; each is also `python -m pipeline.<stage> OP`.",
+        epilog="Stages run through `dvc repro`; each is also `python -m pipeline.stages.<stage> OP`. "
+        "Every command takes --root: the project, or any folder inside it. Ctrl-C ends a "
+        "command with exit code 130.",
     )
+    parser.add_argument("--version", action="version", version=f"kpipe {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     check = sub.add_parser(
@@ -131,7 +159,20 @@ def build_parser() -> argparse.ArgumentParser:
     add_plot_command(sub)
     add_tune_command(sub)
     add_gate_commands(sub)  # gate, install-hooks
+    from pipeline.commands.scaffold import add_scaffold_commands
+
+    add_scaffold_commands(sub)  # init, new-op
+    for name, codes in EXIT_CODES.items():
+        command = sub.choices[name]
+        command.epilog = ((command.epilog or "").rstrip() + f"\n\nexit codes: {codes}.").lstrip()
+        command.formatter_class = argparse.RawDescriptionHelpFormatter
     return parser
+
+
+def _version() -> str:
+    from pipeline.measure.machine import package_version
+
+    return package_version("kernel-pipeline") or "(not installed: run from a checkout)"
 
 
 def main(argv=None) -> int:
@@ -140,7 +181,11 @@ def main(argv=None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print(f"kpipe {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

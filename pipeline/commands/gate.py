@@ -128,16 +128,21 @@ def changed_candidates(op: str, paths: list[str], tree, head_tree) -> set[str] |
     return impls
 
 
-def run_stage(stage: str, op: str, export: Path) -> subprocess.CompletedProcess:
-    """`python -m pipeline.<stage> OP` on the exported index, with its own pipeline code."""
+def run_stage(stage: str, op: str, export: Path, tell=None) -> subprocess.CompletedProcess:
+    """`python -m pipeline.stages.<stage> OP` on the exported index, with its own pipeline
+    code; each line it prints goes to `tell` as it comes (which candidate, which verdict)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    return subprocess.run(
-        [sys.executable, "-m", f"pipeline.stages.{stage}", op, "--root", str(export)],
-        cwd=export,
-        env=env,
-        capture_output=True,
-        text=True,
+    cmd = [sys.executable, "-m", f"pipeline.stages.{stage}", op, "--root", str(export)]
+    proc = subprocess.Popen(
+        cmd, cwd=export, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
+    out = []
+    for line in proc.stdout:
+        out.append(line)
+        if tell and line.strip():
+            tell(f"    {line.rstrip()}")
+    err = proc.stderr.read()
+    return subprocess.CompletedProcess(cmd, proc.wait(), "".join(out), err)
 
 
 def gate_op(
@@ -156,7 +161,7 @@ def gate_op(
             path.unlink(missing_ok=True)
     tell = progress if say is say_now else say
     tell(f"  {op}: compile ...")
-    comp = run_stage("compile", op, export)
+    comp = run_stage("compile", op, export, tell)
     compiled = read_metrics(export, "compile", op)
     for impl, rec in (compiled.get("candidates") or {}).items():
         if rec.get("status") != "ok":
@@ -168,7 +173,7 @@ def gate_op(
     if comp.returncode not in (0, 1) or (comp.returncode == 1 and not blocks):
         blocks.append(f"compile {op} failed (exit {comp.returncode}):\n{_tail(comp)}")
     tell(f"  {op}: test (the judge, every candidate) ... {time.monotonic() - start:.0f} s so far")
-    test = run_stage("test", op, export)
+    test = run_stage("test", op, export, tell)
     tested = read_metrics(export, "test", op)
     if test.returncode not in (0, 1) or not tested:
         blocks.append(f"test {op} failed to run (exit {test.returncode}):\n{_tail(test)}")

@@ -158,6 +158,7 @@ def timing(version: Version, impl: str) -> dict | None:
         "gpu": bench.get("gpu"),
         "dtype": bench.get("dtype"),
         "shape": cand.get("headline_shape"),
+        "stale": (bench.get("stale") or {}).get("reason"),
     }
 
 
@@ -192,7 +193,7 @@ def verdict_cell(version: Version, impl: str) -> str:
 def time_cell(version: Version, impl: str) -> str:
     t = timing(version, impl)
     if t:
-        return f"{t['median_us']:.2f} us ±{t['iqr_us']:.2f}"
+        return f"{t['median_us']:.2f} us ±{t['iqr_us']:.2f}" + (" (stale)" if t.get("stale") else "")
     if "skipped" in version.bench:
         return "no GPU"
     cand = (version.bench.get("candidates") or {}).get(impl)
@@ -297,7 +298,8 @@ def ops_at(repo, rev: str = "HEAD") -> list[str]:
 
 LEGEND = (
     "correct?: the committed test verdict; (stale): dvc.lock says the test ran on other "
-    "kernels than this commit's, so the verdict is not this version's (see kpipe verify). "
+    "kernels than this commit's, so the verdict is not this version's (see kpipe verify); "
+    "a median (stale): measured on a GPU for an earlier version, kept by a machine without one. "
     "median: headline bench shape, ± IQR. "
     "roofline: fraction of the measured roofline (* at the target, ! suspicious). "
     "vs prev: FASTER/SLOWER when the medians differ by more than max(both IQRs, 1%), "

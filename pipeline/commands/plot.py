@@ -6,9 +6,8 @@ committed metrics of the last N versions and their DVC experiments (`kpipe histo
                     dtype) and every version and candidate as a point at its headline
                     bench shape: arithmetic intensity against achieved TFLOP/s.
   DIR/versions.png  median time (with IQR bars) and roofline fraction per version.
-DIR defaults to plots/OP/. (The bench stage writes plots/OP/{time,fraction}.json for
-`dvc plots`: pipeline/core/records.py. That HTML loads Vega from a CDN; these PNGs are the
-offline rendering.)
+DIR defaults to plots/OP/. `dvc plots show` draws the same data as HTML, but its page loads
+Vega from the internet; these PNGs need none.
 """
 
 from __future__ import annotations

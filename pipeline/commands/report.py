@@ -91,6 +91,10 @@ def test_section(m: dict | None) -> list[str]:
         worst = c.get("worst") or {}
         if worst:
             out.append("  - worst: " + ", ".join(f"{k} {_num(v)}" for k, v in worst.items()))
+    if any((c.get("worst") or {}) for c in m.get("candidates", {}).values()):
+        out.append("  - (max_rel_err is |out - ref| / |ref| at its worst element, large where the reference "
+                   "is near 0; an element passes when |out - ref| <= atol * rms(ref) + rtol * |ref|, and the "
+                   "whole output must also meet the cosine and PSNR floors of references/OP.py's TOLERANCE)")  # fmt: skip
     return out
 
 

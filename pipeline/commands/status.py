@@ -1,6 +1,7 @@
 """`kpipe status`: every op and candidate against its roofline target: DONE or CONTINUE.
 
-Reads the committed metrics (nothing is measured here). Exit codes:
+Reads metrics/ in the working tree (what the last `dvc repro` wrote; nothing is measured
+here). Exit codes:
   0  every benched candidate is at its roofline target
   3  at least one is not, or there are no bench figures to judge (no GPU run yet)
   2  usage error
@@ -15,7 +16,7 @@ from pathlib import Path
 from tabulate import tabulate
 
 from pipeline.core.params import load_params
-from pipeline.core.problem import ProblemError, ops_from_params, project_root
+from pipeline.core.problem import ProblemError, load_op, ops_from_params, project_root
 from pipeline.core.records import headline, read_metrics, test_candidates
 
 EXIT_DONE, EXIT_CONTINUE = 0, 3
@@ -37,6 +38,10 @@ def status_rows(root: Path, ops: list[str]) -> tuple[list[list], list[str], bool
             )
             all_done = False
             continue
+        if bench.get("stale"):  # figures of an earlier version, kept by a machine without a GPU
+            notes.append(f"{op}: STALE figures, not this version's: {bench['stale']['reason']}; "
+                         "`dvc repro` on a GPU host measures this one")  # fmt: skip
+            all_done = False
         for impl, cand in bench.get("candidates", {}).items():
             shape = cand.get("headline_shape")
             rec = headline(cand)
@@ -51,7 +56,7 @@ def status_rows(root: Path, ops: list[str]) -> tuple[list[list], list[str], bool
                 for k, v in rec.items()
                 if k.startswith("speedup_vs_")
             )
-            done = bool(cand.get("at_roofline"))
+            done = bool(cand.get("at_roofline")) and not bench.get("stale")
             all_done &= done
             rows.append(
                 [
@@ -63,7 +68,7 @@ def status_rows(root: Path, ops: list[str]) -> tuple[list[list], list[str], bool
                     frac,
                     f"{cand.get('target', 0.9):.0%}",
                     ratios,
-                    "DONE" if done else "CONTINUE",
+                    "DONE" if done else ("CONTINUE (stale)" if bench.get("stale") else "CONTINUE"),
                 ]
             )
         for impl, t in test.items():
@@ -76,6 +81,8 @@ def cmd_status(args) -> int:
     root = project_root(args.root)
     try:
         ops = [args.op] if args.op else ops_from_params(load_params(root), root)
+        for op in ops:
+            load_op(op, root)  # an unknown op is a usage error (2), not "not done" (3)
     except ProblemError as exc:
         print(f"kpipe status: {exc}", file=sys.stderr)
         return 2

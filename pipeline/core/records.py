@@ -23,10 +23,10 @@ def metrics_path(stage: str, op: str) -> str:
 
 
 def summary_path(stage: str, op: str) -> str:
-    """metrics/<stage>/<op>.summary.json: the few headline figures of a stage's record, the
+    """metrics/<stage>/<op>.head.json: the few headline figures of a stage's record, the
     only file DVC treats as metrics (so `dvc exp show` and `dvc metrics diff` stay short;
     the full record beside it is a plain output)."""
-    return f"metrics/{stage}/{op}.summary.json"
+    return f"metrics/{stage}/{op}.head.json"
 
 
 # The headline keys of each stage's record, per candidate (and per baseline for bench).
@@ -78,10 +78,10 @@ def plots_dir(op: str) -> str:
     return f"plots/{op}"
 
 
-def code_fingerprint(root: Path, stage: str, op: str | None, params: dict) -> str:
-    """A digest of everything a stage's result depends on but the machine: the files and
-    folders dvc.yaml lists as its deps (metrics/ aside: the machine and the upstream
-    results) and the params it reads. Equal fingerprints: the same code was measured."""
+def code_deps(root: Path, stage: str, op: str | None, params: dict) -> dict[str, str]:
+    """What a stage's result depends on but the machine, one digest per dvc.yaml dep (the
+    files and folders it lists, metrics/ aside: the machine and the upstream results) and
+    one for the params it reads. {} outside a pipeline (no dvc.yaml)."""
     import hashlib
     import json
 
@@ -89,25 +89,34 @@ def code_fingerprint(root: Path, stage: str, op: str | None, params: dict) -> st
 
     stages_file = Path(root) / "dvc.yaml"
     if not stages_file.is_file():
-        return ""  # not a pipeline (a stage run by hand on a scratch project): nothing to match
-    stages = (yaml.safe_load(stages_file.read_text()) or {}).get("stages") or {}
-    spec = stages.get(stage) or {}
+        return {}  # a stage run by hand on a scratch project: nothing to match
+    spec = ((yaml.safe_load(stages_file.read_text()) or {}).get("stages") or {}).get(stage) or {}
     body = spec.get("do", spec)
-    digest = hashlib.sha256()
+    found = {}
     for dep in sorted(str(d).replace("${item}", op or "") for d in body.get("deps", [])):
         if dep.startswith("metrics/"):
             continue
-        path = Path(root) / dep
-        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-        for f in files:
+        path, digest = Path(root) / dep, hashlib.md5()
+        for f in sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]:
             if "__pycache__" not in f.parts and f.is_file():
                 digest.update(f"{f.relative_to(root)}\0".encode() + hashlib.md5(f.read_bytes()).digest())
+        found[dep] = digest.hexdigest()[:12]
+    chosen = {}
     for key in body.get("params", []):
         value: object = params
         for part in str(key).replace("${item}", op or "").split("."):
             value = value.get(part) if isinstance(value, dict) else None
-        digest.update(f"{key}={json.dumps(value, sort_keys=True, default=str)}\0".encode())
-    return digest.hexdigest()[:20]
+        chosen[str(key)] = value
+    found["params"] = hashlib.md5(json.dumps(chosen, sort_keys=True, default=str).encode()).hexdigest()[:12]
+    return found
+
+
+def code_fingerprint(deps: dict[str, str]) -> str:
+    """One digest of code_deps: equal fingerprints, the same code and params."""
+    import hashlib
+    import json
+
+    return hashlib.sha256(json.dumps(deps, sort_keys=True).encode()).hexdigest()[:20] if deps else ""
 
 
 def read_metrics(root: Path, stage: str, op: str) -> dict:

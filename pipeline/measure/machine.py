@@ -71,6 +71,7 @@ def describe() -> dict:
         "torch": package_version("torch"),
         "triton": package_version("triton"),
         "cutlass_dsl": package_version("nvidia-cutlass-dsl"),
+        "kernel_pipeline": package_version("kernel-pipeline"),
         "python": platform.python_version(),
         "cpu": cpu_model(),
         "ncu": bool(shutil.which("ncu")),

@@ -40,6 +40,9 @@ def stage_main(
     except ProblemError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:  # Ctrl-C in `dvc repro`: one line, not a traceback
+        print(f"{stage} {args.op}: interrupted", file=sys.stderr)
+        return 130
 
 
 def has_gpu() -> bool:
@@ -55,22 +58,31 @@ def keep_evidence(out: Path, stage: str, op: str | None, root: Path, params: dic
     """Why the result already in `out` stands and the stage need not run, or "".
 
     A fresh clone's first `dvc repro` re-runs every stage (metrics/device.json changed), and
-    a machine without a GPU must not replace evidence taken on one with less: a result is
-    kept when it was made for exactly this code and params (`code`, code_fingerprint) and
-    this machine could not do better (a GPU stage here without a GPU; any stage here on a
-    CPU, except compile, which needs the same toolchain). Anything else runs afresh."""
+    a machine without a GPU must not replace evidence taken on one with less. A result made
+    for exactly this code and params (`code`: code_deps and code_fingerprint) is kept where
+    this machine could not do better (any stage on a machine without a GPU; compile only
+    with the same toolchain). A GPU stage's figures made for other code are kept too, and
+    marked `stale` with what changed (the summary DVC shows then holds none of them); the
+    stage then records nothing new here. Anything else runs afresh."""
     from pipeline.core.jsonio import read_json
-    from pipeline.core.records import code_fingerprint
+    from pipeline.core.records import code_deps, code_fingerprint, summary_path
 
     old = read_json(out, {}) or {}
-    code = code_fingerprint(root, stage, op, params)
-    if not code or not isinstance(old, dict) or old.get("code") != code:
-        return ""
-    if has_gpu():
-        return ""  # a GPU measures afresh: its own figures, never another machine's
-    if gpu_stage and old.get("skipped"):
-        return ""
+    deps = code_deps(root, stage, op, params)
+    if not deps or not isinstance(old, dict) or not old.get("code") or has_gpu():
+        return ""  # nothing to keep, or a GPU, which measures afresh: its own figures, never another's
     made_on = old.get("machine") or {}
+    if old.get("code") != code_fingerprint(deps):
+        if not gpu_stage or old.get("skipped") or made_on.get("gpu") in (None, "none"):
+            return ""
+        changed = sorted(k for k, v in deps.items() if (old.get("code_deps") or {}).get(k) != v)
+        stale = {"measured_on": made_on.get("gpu"), "changed": changed,
+                 "reason": f"measured on {made_on.get('gpu')} for other code ({', '.join(changed)} changed since)"}  # fmt: skip
+        if old.get("stale") != stale:
+            write_json(out, {**old, "stale": stale})
+        if op is not None:
+            write_json(root / summary_path(stage, op), {})
+        return f"kept the GPU figures, marked stale: {stale['reason']}; this machine has no GPU"
     if stage == "compile" and made_on.get("toolchain") != machine_record()["toolchain"]:
         return ""
     return f"kept: made for this code on {made_on.get('gpu') or 'a machine'}, and this one has no GPU"
@@ -86,9 +98,10 @@ def machine_record() -> dict:
 
 def stamp(record: dict, stage: str, op: str | None, root: Path, params: dict) -> dict:
     """`record` with the code it was made for and the machine it was made on."""
-    from pipeline.core.records import code_fingerprint
+    from pipeline.core.records import code_deps, code_fingerprint
 
-    return {**record, "code": code_fingerprint(root, stage, op, params), "machine": machine_record()}
+    deps = code_deps(root, stage, op, params)
+    return {**record, "code": code_fingerprint(deps), "code_deps": deps, "machine": machine_record()}
 
 
 def write_record(root: Path, stage: str, op: str, record: dict) -> None:
