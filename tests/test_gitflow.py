@@ -36,10 +36,10 @@ def project(tmp_path_factory):
     params = root / "params.yaml"
     params.write_text(
         params.read_text().replace(
-            "ops:\n  - vector_add\n  - softmax\n  - rmsnorm\n  - matmul\n", "ops:\n  - vector_add\n"
+            "ops:\n- vector_add\n- softmax\n- rmsnorm\n- matmul\n", "ops:\n- vector_add\n"
         )
     )
-    assert "ops:\n  - vector_add\n\n" in params.read_text()
+    assert "ops:\n- vector_add\n\n" in params.read_text()
     for cute in (root / "kernels" / "vector_add").glob("cute*.py"):
         cute.unlink()  # Triton only: a CuTe kernel adds a minute and is never verified on a CPU
     shutil.copy2(REPO / ".pre-commit-config.yaml", root)
@@ -135,7 +135,8 @@ def test_dvc_exp_show_shows_the_key_metrics(project):
         check=True,
     )
     header = proc.stdout.splitlines()[0].split(",")
-    assert "candidates.triton.verdict" in header and "kernels.vector_add.triton.num_warps" in header
+    assert any(h.endswith("triton.verdict") for h in header), header  # DVC adds the file when names clash
+    assert "kernels.vector_add.triton.num_warps" in header
     assert "accepted" in proc.stdout
 
 

@@ -27,6 +27,9 @@ EXIT_CODES = {
     "tune": "0 at least one experiment accepted, 1 none, 2 usage error",
     "gate": "0 commit, 1 blocked, 2 usage error",
     "install-hooks": "0 installed, 2 usage error",
+    "try": "0 correct (and timed, where a GPU is), 1 did not compile, wrong or not timed, 2 usage error, 4 unverified",
+    "context": "0 written, 2 usage error",
+    "loop": "0 at least one version committed, 1 none, 2 usage error (a dirty tree, no such candidate)",
     "init": "0 scaffolded, 2 usage error (the folder already holds a project)",
     "new-op": "0 written, 2 usage error (a bad name, an op that exists, no params.yaml)",
 }
@@ -159,8 +162,14 @@ def build_parser() -> argparse.ArgumentParser:
     add_plot_command(sub)
     add_tune_command(sub)
     add_gate_commands(sub)  # gate, install-hooks
+    from pipeline.commands.context import add_context_command
+    from pipeline.commands.loop import add_loop_command
     from pipeline.commands.scaffold import add_scaffold_commands
+    from pipeline.commands.trial import add_try_command
 
+    add_try_command(sub)
+    add_context_command(sub)
+    add_loop_command(sub)
     add_scaffold_commands(sub)  # init, new-op
     for name, codes in EXIT_CODES.items():
         command = sub.choices[name]

@@ -59,6 +59,8 @@ SCHEMA = {
     },
     "roofline": {"target": (Real, lambda v: 0 < v <= 1.5, "a fraction of the roofline, in (0, 1.5]")},
     "profile": {"dtype": DTYPES, "shape_index": (int, lambda v: True, "an integer"), "timeout_s": NUMBER},
+    # kpipe context: folders of documentation an agent may grep (a CUTLASS or Triton checkout)
+    "context": {"docs": (list, lambda v: all(isinstance(x, str) for x in v), "a list of folders")},
 }
 FREE_FORM = ("kernels", "tune")  # kernels.OP.IMPL.KNOB (checked by pipeline/knobs.py), tune grids
 
@@ -100,7 +102,7 @@ def check(params: dict, root: Path) -> list[str]:
                 f"{name}: not a section of params.yaml{_hint(name, [*SCHEMA, 'ops', *FREE_FORM])}"
             )
             continue
-        problems += _check_section(name, value, SCHEMA[name], known_ops, name != "target")
+        problems += _check_section(name, value, SCHEMA[name], known_ops, name not in ("target", "context"))
     return problems
 
 

@@ -111,6 +111,35 @@ def code_deps(root: Path, stage: str, op: str | None, params: dict) -> dict[str,
     return found
 
 
+def candidate_codes(root: Path, stage: str, op: str, params: dict, impls: list[str]) -> dict[str, str]:
+    """Per candidate, a digest of what its own result depends on: the stage's deps but the
+    op's kernel folder (shared code, the reference, its params but the kernel knobs), plus
+    its own file, the folder's other files (helpers it may import) and its own knobs. An
+    unchanged digest: that candidate's result from the last run still stands."""
+    import hashlib
+    import json
+
+    deps = code_deps(root, stage, op, {**params, "kernels": {}})
+    folder = Path(root) / "kernels" / op
+    shared = {k: v for k, v in deps.items() if k != f"kernels/{op}"}
+    helpers = (
+        sorted(p for p in folder.iterdir() if p.is_file() and p.stem not in impls) if folder.is_dir() else []
+    )
+    for helper in helpers:
+        shared[f"kernels/{op}/{helper.name}"] = hashlib.md5(helper.read_bytes()).hexdigest()[:12]
+    found = {}
+    for impl in impls:
+        own = folder / f"{impl}.py"
+        knobs = ((params.get("kernels") or {}).get(op) or {}).get(impl)
+        mine = {
+            **shared,
+            "file": hashlib.md5(own.read_bytes()).hexdigest() if own.is_file() else "",
+            "knobs": knobs,
+        }
+        found[impl] = hashlib.sha256(json.dumps(mine, sort_keys=True, default=str).encode()).hexdigest()[:20]
+    return found if deps else {}
+
+
 def code_fingerprint(deps: dict[str, str]) -> str:
     """One digest of code_deps: equal fingerprints, the same code and params."""
     import hashlib

@@ -36,7 +36,7 @@ from pipeline.core.records import (
     test_candidates,
     write_plot_data,
 )
-from pipeline.stages.common import keep_evidence, skip_without_gpu, stage_main, stamp, write_record
+from pipeline.stages.common import keep_evidence, reusable, skip_without_gpu, stage_main, stamp, write_record
 
 
 def shape_label(shape: dict) -> str:
@@ -121,6 +121,20 @@ def time_child(hello: dict, cache, op, shapes: list[dict], dtype, seed: int, cfg
     return result
 
 
+def reusable_baselines(root: Path, op_name: str, params: dict) -> dict:
+    """The last run's baselines, where it ran on this GPU for the same reference, shared code
+    and bench params (what the baselines depend on: no candidate)."""
+    from pipeline.core.records import candidate_codes
+    from pipeline.stages.common import machine_record
+
+    old = read_json(root / metrics_path("bench", op_name), {}) or {}
+    same = old.get("machine") == machine_record() and not old.get("stale")
+    code = candidate_codes(root, "bench", op_name, params, ["(baselines)"]).get("(baselines)")
+    if not same or not code or old.get("baseline_code") != code:
+        return {}
+    return {k: v for k, v in (old.get("baselines") or {}).items() if k in BASELINES}
+
+
 def measure_fixed_cost(timeout_s: float) -> float:
     """The empty window, with a child that runs no candidate code (pipeline/measure/rounds.py)."""
     import tempfile
@@ -142,6 +156,7 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
 
     import torch
 
+    from pipeline.core.records import candidate_codes
     from pipeline.core.sandbox import candidate_cache, trusted_parent
     from pipeline.measure.rounds import RoundsConfig
 
@@ -168,22 +183,33 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
     fixed_us = measure_fixed_cost(timeout)
     print(f"bench {op_name} {sec.get('dtype', 'bfloat16')} at {', '.join(map(shape_label, shapes))}, seed {seed}, "
           f"empty window {fixed_us:.1f} us:", flush=True)  # fmt: skip
-    baselines = {
-        name: time_child({"baseline": name, "op": op_name, "root": str(root)},
-                         candidate_cache(None, f"baseline {name} {op_name}"), op, shapes, dtype, seed, cfg, ceilings,
-                         target, fixed_us, timeout, f"baseline {name}")
-        for name in BASELINES
-    }  # fmt: skip
-    results = {
-        p.stem: time_child({"path": str(p)}, candidate_cache(p, "cuda"), op, shapes, dtype, seed, cfg, ceilings,
-                           target, fixed_us, timeout, p.stem)
-        for p in accepted
-    }  # fmt: skip
+    baselines = reusable_baselines(root, op_name, params)
+    for name in BASELINES:
+        if name in baselines:
+            print(
+                f"  baseline {name}: the reference is unchanged since the last run on this GPU: kept",
+                flush=True,
+            )
+        else:
+            baselines[name] = time_child({"baseline": name, "op": op_name, "root": str(root)},
+                                         candidate_cache(None, f"baseline {name} {op_name}"), op, shapes, dtype, seed,
+                                         cfg, ceilings, target, fixed_us, timeout, f"baseline {name}")  # fmt: skip
+    kept = reusable(
+        root / metrics_path("bench", op_name), "bench", op_name, root, params, [p.stem for p in accepted]
+    )
+    results = {}
+    for p in accepted:  # a candidate unchanged since the last run on this GPU keeps its figures
+        if p.stem in kept:
+            print(f"  {p.stem}: unchanged since the last run on this GPU: kept", flush=True)
+            results[p.stem] = kept[p.stem]
+        else:
+            results[p.stem] = time_child({"path": str(p)}, candidate_cache(p, "cuda"), op, shapes, dtype, seed, cfg,
+                                         ceilings, target, fixed_us, timeout, p.stem)  # fmt: skip
     headline = shape_label(shapes[-1])
     for path in accepted:
         res = results[path.stem]
         rec = res["shapes"].get(headline, {})
-        if rec.get("status") == "ok":
+        if rec.get("status") == "ok" and path.stem not in kept:
             rec.update(witness(op_name, path, sec.get("dtype", "bfloat16"), root, rec["median_us"]))
             if rec.get("witness_disagrees"):
                 rec.update(status="failed", reason=rec["witness_disagrees"])
@@ -207,6 +233,7 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
         "ceilings": {k: v for k, v in ceilings.items() if not isinstance(v, dict)},
         "candidates": results,
         "baselines": baselines,
+        "baseline_code": candidate_codes(root, "bench", op_name, params, ["(baselines)"]).get("(baselines)"),
     }
 
 

@@ -97,11 +97,32 @@ def machine_record() -> dict:
 
 
 def stamp(record: dict, stage: str, op: str | None, root: Path, params: dict) -> dict:
-    """`record` with the code it was made for and the machine it was made on."""
-    from pipeline.core.records import code_deps, code_fingerprint
+    """`record` with the code it was made for (as a whole, and per candidate) and the
+    machine it was made on."""
+    from pipeline.core.records import candidate_codes, code_deps, code_fingerprint
 
     deps = code_deps(root, stage, op, params)
-    return {**record, "code": code_fingerprint(deps), "code_deps": deps, "machine": machine_record()}
+    out = {**record, "code": code_fingerprint(deps), "code_deps": deps, "machine": machine_record()}
+    if op is not None and record.get("candidates"):
+        out["candidate_code"] = candidate_codes(root, stage, op, params, list(record["candidates"]))
+    return out
+
+
+def reusable(out: Path, stage: str, op: str, root: Path, params: dict, impls: list[str]) -> dict[str, dict]:
+    """The candidates whose record in `out` still stands: made on this machine and toolchain
+    for exactly their current code (candidate_codes). After a one-file edit, a stage
+    re-does the work of that candidate only."""
+    from pipeline.core.jsonio import read_json
+    from pipeline.core.records import candidate_codes
+
+    old = read_json(out, {}) or {}
+    if not isinstance(old, dict) or old.get("machine") != machine_record() or old.get("stale"):
+        return {}
+    now, then = candidate_codes(root, stage, op, params, impls), old.get("candidate_code") or {}
+    cands = old.get("candidates") or {}
+    return {
+        impl: cands[impl] for impl in impls if impl in cands and now.get(impl) and now[impl] == then.get(impl)
+    }
 
 
 def write_record(root: Path, stage: str, op: str, record: dict) -> None:

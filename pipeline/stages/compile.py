@@ -25,7 +25,7 @@ from pipeline.core.params import section, target_arch
 from pipeline.core.problem import ProblemError, list_candidate_files, load_candidate, load_op
 from pipeline.core.records import dumps_dir, metrics_path
 from pipeline.core.sandbox import copy_out
-from pipeline.stages.common import keep_evidence, stage_main, stamp, write_record
+from pipeline.stages.common import keep_evidence, reusable, stage_main, stamp, write_record
 
 DUMP_KINDS = ("ttir", "ttgir", "llir", "ptx", "cubin")
 # SASS classes worth a column in `dvc metrics show` (summed over specializations).
@@ -284,9 +284,14 @@ def compile_all(op: str, root: Path, params: dict) -> tuple[dict, bool]:
         if old.is_dir() and old.name not in {p.stem for p in files}:
             shutil.rmtree(old)  # the dumps of a candidate that is gone (the out persists)
     results, ok = {}, True
+    kept = reusable(root / metrics_path("compile", op), "compile", op, root, params, [p.stem for p in files])
     for path in files:
         impl = path.stem
         dump = dump_root / impl
+        if impl in kept and kept[impl].get("status") == "ok" and (dump / "kernels.json").is_file():
+            results[impl] = kept[impl]
+            print(f"compile {op}/{impl}: unchanged since the last run: kept", flush=True)
+            continue
         shutil.rmtree(dump, ignore_errors=True)
         dump.mkdir(parents=True, exist_ok=True)
         print(f"compile {op}/{impl} for {arch} ...", flush=True)

@@ -25,7 +25,7 @@ from pipeline.core.jsonio import read_json, write_text
 from pipeline.core.params import section
 from pipeline.core.problem import list_candidate_files, load_op
 from pipeline.core.records import metrics_path, test_report_path
-from pipeline.stages.common import keep_evidence, stage_main, stamp, write_record
+from pipeline.stages.common import keep_evidence, reusable, stage_main, stamp, write_record
 
 
 def parallel_for(params: dict, op: str) -> int | None:
@@ -37,6 +37,7 @@ def parallel_for(params: dict, op: str) -> int | None:
 def test_all(
     op: str, root: Path, params: dict, device: str | None, secret: int | None
 ) -> tuple[dict, str, bool]:
+    pinned = device is not None or secret is not None  # asked for a run: everything is judged
     settings, timeout, want = settings_for(params, op)
     parallel = parallel_for(params, op)
     device = resolve_device(device or want)
@@ -48,6 +49,17 @@ def test_all(
     )
     files = list_candidate_files(op, root)
     start = time.monotonic()
+    kept = (
+        {}
+        if pinned
+        else reusable(root / metrics_path("test", op), "test", op, root, params, [p.stem for p in files])
+    )
+    for impl, rec in kept.items():
+        print(
+            f"  {impl}: {rec['verdict'].upper()} (unchanged since the last run: kept): {rec['reason']}",
+            flush=True,
+        )
+    files = [p for p in files if p.stem not in kept]
 
     def check(path):
         res = run_checks(op, path, device, root, secret, settings, timeout)
@@ -62,14 +74,15 @@ def test_all(
     workers = max(1, min(len(files), int(parallel or os.cpu_count() or 1)))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         results = dict(zip((p.stem for p in files), pool.map(check, files)))
-    ok = all(r["verdict"] != "rejected" for r in results.values())
+    ok = all(r["verdict"] != "rejected" for r in [*results.values(), *kept.values()])
+    candidates = {**kept, **{name: stage_record(r) for name, r in results.items()}}
     metrics = {
         "op": op,
         "device": device,
         "secret_seed": secret,
-        "candidates": {name: stage_record(r) for name, r in results.items()},
+        "candidates": {p.stem: candidates[p.stem] for p in list_candidate_files(op, root)},
     }
-    return metrics, render_report(op, device, secret, results), ok
+    return metrics, render_report(op, device, secret, {**kept, **results}), ok
 
 
 def stage_record(res: dict) -> dict:

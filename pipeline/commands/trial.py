@@ -1,0 +1,358 @@
+"""`kpipe try OP FILE [--json] [--profile]`: one candidate, edit to verdict.
+
+In one go, with nothing written to the project (the result goes to .kpipe/try/OP/IMPL.json
+for `kpipe context` and `kpipe loop`): compile (registers, spills, SASS hints), the whole
+judge, and on a GPU the bench's outside clock at the headline shape against the baselines
+and ceilings measured earlier on this GPU (measured now where they are missing), the
+roofline fraction and the gap to the target, and FASTER / SLOWER / SAME against the
+committed version of the same candidate. `--profile` adds Nsight Compute's summary.
+
+The JSON is described in README.md ("kpipe try --json") and checked against
+pipeline/commands/try.schema.json by the tests; without --json the same prints as one short
+Markdown page.
+Exit codes: 0 correct (and timed where a GPU is), 1 not compiled or not correct, 2 usage
+error, 4 unverified (no rung could run here).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+EXIT_CORRECT, EXIT_WRONG, EXIT_USAGE, EXIT_UNVERIFIED = 0, 1, 2, 4
+SCHEMA_PATH = Path(__file__).with_name("try.schema.json")
+HEAD_TAIL = 1200  # characters kept of each end of a long compile error (the real one is last)
+
+
+def workspace(root: Path) -> Path:
+    """.kpipe/ under the project: git-ignored, ours to write."""
+    folder = root / ".kpipe"
+    folder.mkdir(exist_ok=True)
+    (folder / ".gitignore").write_text("*\n")
+    return folder
+
+
+def clip(text: str, keep: int = HEAD_TAIL) -> dict:
+    """A long message as its head and its tail, the middle left out."""
+    text = str(text or "")
+    if len(text) <= 2 * keep:
+        return {"head": text, "tail": "", "cut": 0}
+    return {"head": text[:keep], "tail": text[-keep:], "cut": len(text) - 2 * keep}
+
+
+# ----------------------------------------------------------------------------- the steps
+
+
+def compile_step(op: str, path: Path, root: Path, params: dict, say) -> dict:
+    from pipeline.core.params import section, target_arch
+    from pipeline.stages.compile import compile_sandboxed
+
+    say(f"try {op}/{path.stem}: compile for {target_arch(params)} ...")
+    dump = workspace(root) / "try" / op / path.stem / "dumps"
+    rec = compile_sandboxed(op, path, target_arch(params), root, dump,
+                            float(section(params, "compile", op).get("timeout_s", 600)))  # fmt: skip
+    if rec.get("status") != "ok":
+        err = rec.get("error") or {}
+        return {"status": "error", "where": err.get("where"), "message": clip(err.get("message") or rec.get("reason")),
+                "log_tail": clip(err.get("log_tail") or "")}  # fmt: skip
+    keep = ("registers", "spill_bytes", "shared_bytes", "num_warps", "specializations", "sass", "sass_hints")
+    return {"status": "ok", **{k: rec.get(k) for k in keep}}
+
+
+def judge_step(op: str, path: Path, root: Path, params: dict, say) -> dict:
+    from pipeline.check.judge import new_secret, resolve_device, run_checks, settings_for
+
+    settings, timeout, want = settings_for(params, op)
+    device = resolve_device(want)
+    secret = new_secret()
+    say(f"try {op}/{path.stem}: the judge on {device}, secret seed {secret} ...")
+    res = run_checks(op, path, device, root, secret, settings, timeout)
+    first = (res.get("failures") or [{}])[0]
+    failed = None
+    if res["verdict"] == "rejected":
+        failed = {"rung": first.get("rung") or res["reason"].split(":")[0], "reason": first.get("reason") or res["reason"],
+                  "case": {k: first.get(k) for k in ("family", "dtype", "shape", "seed") if k in first},
+                  "replay": f"kpipe check {op} {path} --seed {secret} --device {device}",
+                  "first_mismatches": first.get("first_mismatches", [])[:5], "traceback": first.get("traceback", []),
+                  "figures": first.get("figures")}  # fmt: skip
+    return {"verdict": res["verdict"], "reason": res["reason"], "device": device, "secret_seed": secret,
+            "failed": failed, "worst": res.get("worst") or {}, "unverified_dtypes": res.get("unverified_dtypes", []),
+            "not_run": res.get("needs_gpu", []), "isolation": res.get("isolation"), "seconds": res.get("seconds")}  # fmt: skip
+
+
+def this_gpu() -> str | None:
+    try:
+        import torch
+
+        return torch.cuda.get_device_name() if torch.cuda.is_available() else None
+    except ImportError:
+        return None
+
+
+def ceilings_here(root: Path, gpu: str, say) -> dict:
+    """metrics/ceilings.json when it was measured on this GPU, else measured now (and kept in
+    .kpipe/ceilings.json for the next try)."""
+    from pipeline.core.jsonio import read_json, write_json
+    from pipeline.core.records import CEILINGS_PATH
+
+    for path in (root / CEILINGS_PATH, workspace(root) / "ceilings.json"):
+        rec = read_json(path, {}) or {}
+        if rec.get("gpu") == gpu and rec.get("measured"):
+            return rec["measured"]
+    from pipeline.measure.roofline import measure_ceilings
+
+    say(f"try: measuring the ceilings of {gpu} once (kept in .kpipe/ceilings.json) ...")
+    measured = measure_ceilings()
+    write_json(workspace(root) / "ceilings.json", {"gpu": gpu, "measured": measured})
+    return measured
+
+
+def bench_step(op_name: str, path: Path, root: Path, params: dict, gpu: str, say) -> dict:
+    """The bench stage's outside clock, at the headline shape only."""
+    import torch
+
+    from pipeline.core.params import section
+    from pipeline.core.problem import load_op
+    from pipeline.core.records import read_metrics
+    from pipeline.core.sandbox import candidate_cache, trusted_parent
+    from pipeline.measure.rounds import RoundsConfig
+    from pipeline.stages.bench import measure_fixed_cost, shape_label, time_child
+
+    trusted_parent()
+    op = load_op(op_name, root)
+    sec = section(params, "bench", op_name)
+    dtype = getattr(torch, sec.get("dtype", "bfloat16"))
+    target = float(section(params, "roofline", op_name).get("target", 0.9))
+    ceilings = ceilings_here(root, gpu, say)
+    shape = op.BENCH_SHAPES[-1]
+    label, cfg, seed = shape_label(shape), RoundsConfig.from_params(sec), random.randrange(2**31)
+    say(f"try {op_name}/{path.stem}: timing at {label} from outside its process ...")
+    fixed = measure_fixed_cost(600)
+    rec = time_child({"path": str(path)}, candidate_cache(path, "cuda"), op, [shape], dtype, seed, cfg, ceilings,
+                     target, fixed, float(sec.get("timeout_s", 1800)), path.stem)["shapes"][label]  # fmt: skip
+    if rec.get("status") != "ok":
+        return {"status": "failed", "reason": rec.get("reason"), "shape": label}
+    committed = read_metrics(root, "bench", op_name)
+    baselines = {}
+    if committed.get("gpu") == gpu:
+        for name, b in (committed.get("baselines") or {}).items():
+            brec = (b.get("shapes") or {}).get(label) or {}
+            if brec.get("status") == "ok":
+                baselines[name] = {
+                    "median_us": brec["median_us"],
+                    "speedup": brec["median_us"] / rec["median_us"],
+                }
+    if not baselines:  # none measured on this GPU yet: torch eager, now
+        b = time_child({"baseline": "torch_eager", "op": op_name, "root": str(root)}, candidate_cache(None, f"baseline torch_eager {op_name}"),
+                       op, [shape], dtype, seed, cfg, ceilings, target, fixed, 1800, "baseline torch_eager")["shapes"][label]  # fmt: skip
+        if b.get("status") == "ok":
+            baselines["torch_eager"] = {
+                "median_us": b["median_us"],
+                "speedup": b["median_us"] / rec["median_us"],
+            }
+    keep = ("median_us", "iqr_us", "samples", "calls_per_sample", "checked_outputs", "fraction", "bound", "gbps",
+            "tflops", "suspicious", "at_roofline", "clocks")  # fmt: skip
+    out = {"status": "ok", "shape": label, "dtype": str(dtype).removeprefix("torch."), "gpu": gpu,
+           **{k: rec.get(k) for k in keep}, "target": target, "gap_to_target": target - rec["fraction"],
+           "vs_baselines": baselines}  # fmt: skip
+    return out
+
+
+def versus_committed(root: Path, op: str, impl: str, timing: dict) -> dict:
+    """FASTER / SLOWER / SAME against the committed bench record of the same candidate."""
+    from pipeline.commands.gitlayer import GitError, TreeReader, open_repo
+    from pipeline.commands.history import change
+
+    try:
+        repo = open_repo(root)
+        head = repo.head.commit
+    except (GitError, ValueError):
+        return {"verdict": "n/a", "why": "not a git repository with a commit"}
+    bench = TreeReader().load(head.tree, f"metrics/bench/{op}.json") or {}
+    cand = ((bench.get("candidates") or {}).get(impl) or {}) if isinstance(bench, dict) else {}
+    shape = ((cand.get("shapes") or {}).get(timing["shape"])) or {}
+    if shape.get("status") != "ok" or bench.get("stale"):
+        return {
+            "verdict": "n/a",
+            "why": f"no current committed timing of {impl} at {timing['shape']} in {head.hexsha[:8]}",
+        }
+    old = {"median_us": shape["median_us"], "iqr_us": shape.get("iqr_us"), "gpu": bench.get("gpu"),
+           "dtype": bench.get("dtype"), "shape": timing["shape"]}  # fmt: skip
+    new = {**old, "median_us": timing["median_us"], "iqr_us": timing.get("iqr_us"), "gpu": timing["gpu"],
+           "dtype": timing["dtype"]}  # fmt: skip
+    return {"verdict": change(new, old).split(" ")[0], "change": change(new, old), "median_us": timing["median_us"],
+            "committed_median_us": shape["median_us"], "commit": head.hexsha[:8]}  # fmt: skip
+
+
+def profile_step(op: str, path: Path, root: Path, params: dict, say) -> dict:
+    """One call under Nsight Compute, summarised (the profile stage's path, for one file)."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    import torch
+
+    from pipeline.core.params import section
+    from pipeline.core.problem import load_op
+    from pipeline.core.sandbox import candidate_cache, sandboxed_target
+    from pipeline.measure.ncu import ncu_command, read_report, summarize
+
+    ncu = shutil.which("ncu")
+    if not ncu:
+        return {"status": "skipped", "reason": "ncu not on PATH"}
+    sec = section(params, "profile", op)
+    dtype_name = sec.get("dtype", "bfloat16")
+    shape = load_op(op, root).BENCH_SHAPES[int(sec.get("shape_index", -1))]
+    cost = load_op(op, root).bytes_moved(getattr(torch, dtype_name), **shape)
+    say(f"try {op}/{path.stem}: Nsight Compute, one call ...")
+    with tempfile.TemporaryDirectory(prefix="kpipe-try-") as scratch, tempfile.TemporaryDirectory() as own:
+        report = Path(own) / "try.ncu-rep"
+        target, env = sandboxed_target("pipeline.measure.launch", ["ncu", op, str(path), dtype_name,
+                                       str(sec.get("shape_index", -1)), str(root)], Path(scratch),
+                                       candidate_cache(path, "cuda"), network=True)  # fmt: skip
+        proc = subprocess.run(ncu_command(ncu, report, False, target), capture_output=True, text=True, cwd=scratch,
+                              env=env, timeout=900)  # fmt: skip
+        kernels = read_report(report) if proc.returncode == 0 and report.is_file() else []
+    if not kernels:
+        return {
+            "status": "failed",
+            "reason": f"ncu exited {proc.returncode}",
+            "log_tail": clip(proc.stdout + proc.stderr),
+        }
+    return {"status": "ok", **summarize(kernels, cost)}
+
+
+def hints(result: dict) -> list[str]:
+    """What to look at next, from the figures (short lines an agent can act on)."""
+    out = list((result.get("compile") or {}).get("sass_hints") or [])
+    comp = result.get("compile") or {}
+    if comp.get("spill_bytes"):
+        out.append(
+            f"{comp['spill_bytes']} bytes spilled to local memory: fewer live values or a smaller block"
+        )
+    prof = result.get("profile") or {}
+    if prof.get("status") == "ok":
+        dram, sm = prof.get("dram_throughput_pct") or 0, prof.get("sm_throughput_pct") or 0
+        out.append(
+            f"DRAM {dram:.0f}% and SM {sm:.0f}% of peak"
+            + (": memory-bound" if dram > sm else ": compute-side")
+        )
+    timing = result.get("timing") or {}
+    if timing.get("status") == "ok" and timing.get("gap_to_target", 0) > 0:
+        out.append(
+            f"{timing['fraction']:.1%} of the roofline, {timing['gap_to_target']:.1%} below the target"
+        )
+    return out
+
+
+# ----------------------------------------------------------------------------- the whole
+
+
+def run_try(op: str, path: Path, root: Path, profile: bool = False, say=print) -> dict:
+    from pipeline.core.params import load_params
+    from pipeline.core.problem import load_op
+
+    start = time.perf_counter()
+    params = load_params(root)
+    load_op(op, root)
+    result = {"op": op, "impl": path.stem, "file": str(path), "compiled": False, "correct": None,
+              "verdict": "not run", "timing": None, "vs_committed": None, "profile": None}  # fmt: skip
+    result["compile"] = compile_step(op, path, root, params, say)
+    result["compiled"] = result["compile"]["status"] == "ok"
+    if result["compiled"]:
+        judged = judge_step(op, path, root, params, say)
+        result.update(verdict=judged["verdict"], reason=judged["reason"], judge=judged)
+        result["correct"] = {"accepted": True, "rejected": False}.get(judged["verdict"])
+    else:
+        result["reason"] = "did not compile: " + (result["compile"]["message"]["head"][:300])
+    gpu = this_gpu()
+    if result["correct"] and gpu:
+        result["timing"] = bench_step(op, path, root, params, gpu, say)
+        if result["timing"].get("status") == "ok":
+            result["vs_committed"] = versus_committed(root, op, path.stem, result["timing"])
+        if profile:
+            result["profile"] = profile_step(op, path, root, params, say)
+    elif result["correct"]:
+        result["timing_skipped"] = "needs GPU for timing: this machine has none"
+    result["hints"] = hints(result)
+    result["seconds"] = round(time.perf_counter() - start, 2)
+    from pipeline.core.jsonio import write_json
+
+    write_json(workspace(root) / "try" / op / f"{path.stem}.json", result)
+    return result
+
+
+def exit_code(result: dict) -> int:
+    if not result["compiled"] or result["correct"] is False:
+        return EXIT_WRONG
+    if result["correct"] is None:
+        return EXIT_UNVERIFIED
+    timing = result.get("timing")
+    return EXIT_WRONG if timing and timing.get("status") != "ok" else EXIT_CORRECT
+
+
+def markdown(result: dict) -> str:
+    """The same content as one short page, for agents that read text."""
+    lines = [f"# kpipe try {result['op']} {result['file']}", ""]
+    comp = result["compile"]
+    if comp["status"] != "ok":
+        lines += ["**did not compile**" + (f" at {comp['where']}" if comp.get("where") else ""), "", "```",
+                  comp["message"]["head"], *(["...", comp["message"]["tail"]] if comp["message"]["tail"] else []), "```"]  # fmt: skip
+        return "\n".join(lines) + "\n"
+    lines.append(f"- compiled: {comp['registers']} registers, {comp['spill_bytes']} spill bytes, "
+                 f"{comp['shared_bytes']} B shared, {comp['specializations']} specialization(s)")  # fmt: skip
+    lines.append(f"- verdict: **{result['verdict'].upper()}**: {result.get('reason')}")
+    failed = (result.get("judge") or {}).get("failed")
+    if failed:
+        lines.append(f"  - replay: `{failed['replay']}`")
+        lines += [f"  - at {tuple(m['index'])}: expected {m['expected']}, got {m['actual']}"
+                  for m in failed.get("first_mismatches", [])]  # fmt: skip
+        lines += [f"  - in the kernel: {f}" for f in failed.get("traceback", [])]
+    timing = result.get("timing")
+    if timing and timing.get("status") == "ok":
+        base = ", ".join(f"{k} {v['speedup']:.2f}x" for k, v in timing["vs_baselines"].items())
+        lines.append(f"- time at {timing['shape']}: {timing['median_us']:.2f} us ± {timing['iqr_us']:.2f} "
+                     f"({timing['fraction']:.1%} of the {timing['bound']} roofline; target {timing['target']:.0%}); "
+                     f"vs {base or 'no baseline'}")  # fmt: skip
+    elif timing:
+        lines.append(f"- timing FAILED: {timing.get('reason')}")
+    elif result.get("timing_skipped"):
+        lines.append(f"- timing: {result['timing_skipped']}")
+    vs = result.get("vs_committed")
+    if vs:
+        lines.append(f"- vs the committed version: {vs.get('change') or vs['verdict']}"
+                     + (f" ({vs['committed_median_us']:.2f} us at {vs['commit']})" if "commit" in vs else f" ({vs.get('why')})"))  # fmt: skip
+    lines += [f"- hint: {h}" for h in result.get("hints", [])]
+    return "\n".join(lines) + "\n"
+
+
+def cmd_try(args) -> int:
+    from pipeline.core.problem import ProblemError, project_root
+
+    root, path = project_root(args.root), Path(args.file).resolve()
+    if not path.is_file():
+        print(f"kpipe try: no such file: {args.file}", file=sys.stderr)
+        return EXIT_USAGE
+    quiet = args.json
+    say = (lambda *a: print(*a, file=sys.stderr, flush=True)) if quiet else (lambda *a: print(*a, flush=True))
+    try:
+        result = run_try(args.op, path, root, profile=args.profile, say=say)
+    except ProblemError as exc:
+        print(f"kpipe try: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(json.dumps(result, indent=1, default=str) if args.json else markdown(result))
+    return exit_code(result)
+
+
+def add_try_command(sub) -> None:
+    p = sub.add_parser("try", help="one candidate, edit to verdict: compile, judge, time, compare",
+                       description=__doc__.split("\n\n")[1], epilog=__doc__.split("\n\n", 2)[2])  # fmt: skip
+    p.add_argument("op", help="the op, as in references/OP.py")
+    p.add_argument("file", help="the candidate file (usually kernels/OP/IMPL.py)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON (schema: README.md)")
+    p.add_argument("--profile", action="store_true", help="add one call under Nsight Compute (GPU)")
+    p.add_argument("--root", default=".", help="the project, or any folder inside it (default: .)")
+    p.set_defaults(func=cmd_try)
