@@ -5,7 +5,7 @@
 # the CPU-only torch==2.13.0; with one, a CUDA build in the supported range. Everything
 # else comes from pyproject.toml (with CuTe DSL, which compiles without a GPU).
 _kpipe_setup() {
-    local py="${PYTHON:-python3}" stamp=.venv/.kpipe-installed extras="cute,dev"
+    local py="${PYTHON:-python3}" stamp=.venv/.kpipe-installed extras="cute,dev,agents"
     if [ ! -f pyproject.toml ]; then
         echo "setup.sh: run it from the project root" >&2; return 1
     fi

@@ -12,7 +12,16 @@ from pipeline.commands.gitlayer import open_repo  # noqa: E402
 from pipeline.commands.history import versions  # noqa: E402
 from pipeline.commands.plot import points  # noqa: E402
 from pipeline.core.records import plot_records, write_plot_data  # noqa: E402
-from tests.synthetic import OP, add_experiment, bench_metrics, make_history, verdict_metrics  # noqa: E402
+from tests.synthetic import (  # noqa: E402
+    OP,
+    add_experiment,
+    bench_metrics,
+    commit,
+    init_repo,
+    make_history,
+    verdict_metrics,
+    write_version,
+)
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -90,3 +99,21 @@ def test_plot_data_without_a_gpu_holds_no_nulls(tmp_path):
     assert data["skipped"] == "no CUDA device"
     assert data["candidates"] == []  # no figure, no point: `dvc plots` draws no null
     assert json.loads(fraction_file.read_text())["candidates"] == []
+
+
+def test_roofline_labels_never_overlap(tmp_path):
+    """Five candidates at almost the same spot: every label stays legible."""
+    import matplotlib.pyplot as plt
+
+    from pipeline.commands.plot import label_box, roofline_figure
+
+    impls = {f"impl{i}": 1000.0 + i for i in range(5)}
+    init_repo(tmp_path)
+    write_version(tmp_path, 1, verdict_metrics(impls=tuple(impls)), bench_metrics(impls))
+    commit(tmp_path, "v1: five candidates")
+    fig, _ = roofline_figure(OP, versions(open_repo(tmp_path), OP, limit=5))
+    renderer = fig.canvas.get_renderer()
+    boxes = [label_box(label, renderer) for label in fig.labels]
+    assert len(boxes) == 5
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[:i])
+    plt.close(fig)

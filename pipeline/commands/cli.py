@@ -30,6 +30,7 @@ EXIT_CODES = {
     "try": "0 correct (and timed, where a GPU is), 1 did not compile, wrong or not timed, 2 usage error, 4 unverified",
     "context": "0 written, 2 usage error",
     "loop": "0 at least one version committed, 1 none, 2 usage error (a dirty tree, no such candidate)",
+    "mcp": "0 when the client closes the session, 2 usage error (the mcp package is missing)",
     "init": "0 scaffolded, 2 usage error (the folder already holds a project)",
     "new-op": "0 written, 2 usage error (a bad name, an op that exists, no params.yaml)",
 }
@@ -164,12 +165,14 @@ def build_parser() -> argparse.ArgumentParser:
     add_gate_commands(sub)  # gate, install-hooks
     from pipeline.commands.context import add_context_command
     from pipeline.commands.loop import add_loop_command
+    from pipeline.commands.mcp_server import add_mcp_command
     from pipeline.commands.scaffold import add_scaffold_commands
     from pipeline.commands.trial import add_try_command
 
     add_try_command(sub)
     add_context_command(sub)
     add_loop_command(sub)
+    add_mcp_command(sub)
     add_scaffold_commands(sub)  # init, new-op
     for name, codes in EXIT_CODES.items():
         command = sub.choices[name]
@@ -195,6 +198,11 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print(f"kpipe {args.command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `kpipe history | head`: the reader left; no traceback
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

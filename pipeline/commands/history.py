@@ -24,6 +24,7 @@ are never compared ("n/a").
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import dataclass, field
 
 from pipeline.commands.gitlayer import GitError, TreeReader, experiment_refs, object_md5, open_repo, resolve
@@ -221,13 +222,25 @@ def knob_change(version: Version) -> str:
     return " ".join(diffs) or "(same knobs)"
 
 
-def table_rows(rows: list[Version], shown: int | None) -> tuple[list[str], list[list[str]]]:
+def table_rows(
+    rows: list[Version], shown: int | None, wide: bool = False
+) -> tuple[list[str], list[list[str]]]:
     """One line per version and candidate (the version's commit and message on its first),
-    so the table is as wide as one candidate's figures, however many candidates there are."""
+    so the table is as wide as one candidate's figures, however many candidates there are.
+    `wide`: the date too, and whole messages."""
     impls: list[str] = []
     for v in rows:
         impls += [c for c in v.candidates if c not in impls]
-    headers = ["commit", "message", "impl", "correct?", "median", "roofline", "vs prev"]
+    headers = [
+        "commit",
+        *(["date"] if wide else []),
+        "message",
+        "impl",
+        "correct?",
+        "median",
+        "roofline",
+        "vs prev",
+    ]
     commits = [v for v in rows if not v.experiment]
     keep = set(id(v) for v in commits[:shown]) if shown is not None else set(id(v) for v in commits)
     out = []
@@ -246,9 +259,10 @@ def table_rows(rows: list[Version], shown: int | None) -> tuple[list[str], list[
         label = "└ " + v.label if v.experiment else v.label
         for n, impl in enumerate(i for i in impls if i in v.candidates or timing(v, i)):
             first = n == 0
-            out.append([label if first else "", _clip(message, MESSAGE_WIDTH) if first else "", impl,
-                        verdict_cell(v, impl), time_cell(v, impl), roof_cell(v, impl),
-                        change(timing(v, impl), _previous_timing(v, prev, rows, i, impl))])  # fmt: skip
+            date = [time.strftime("%Y-%m-%d %H:%M", time.localtime(v.date)) if first else ""] if wide else []
+            text = (message if wide else _clip(message, MESSAGE_WIDTH)) if first else ""
+            out.append([label if first else "", *date, text, impl, verdict_cell(v, impl), time_cell(v, impl),
+                        roof_cell(v, impl), change(timing(v, impl), _previous_timing(v, prev, rows, i, impl))])  # fmt: skip
     return headers, out
 
 
@@ -273,13 +287,13 @@ def _clip(text: str, width: int) -> str:
     return cut.rstrip(" ,;:") + "…"
 
 
-def render(repo, op: str, limit: int, rev: str = "HEAD") -> str:
+def render(repo, op: str, limit: int, rev: str = "HEAD", wide: bool = False) -> str:
     from tabulate import tabulate
 
     rows = versions(repo, op, limit, rev)
     if not rows:
         return f"{op}: no committed version yet"
-    headers, body = table_rows(rows, limit)
+    headers, body = table_rows(rows, limit, wide)
     return tabulate(body, headers=headers, tablefmt="simple", disable_numparse=True)
 
 
@@ -319,7 +333,7 @@ def cmd_history(args) -> int:
         ops = [args.op] if args.op else known
         parts = []
         for op in ops:
-            parts.append(f"== {op} ==\n{render(repo, op, args.n, args.rev)}")
+            parts.append(f"== {op} ==\n{render(repo, op, args.n, args.rev, args.wide)}")
     except GitError as exc:
         print(f"kpipe history: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -343,5 +357,6 @@ def add_history_command(sub) -> None:
     p.add_argument("op", nargs="?", help="the op (default: every op in params.yaml, one table each)")
     p.add_argument("-n", type=int, default=20, help="show at most N versions (default: 20)")
     p.add_argument("--rev", default="HEAD", help="start from this revision (default: HEAD)")
+    p.add_argument("--wide", action="store_true", help="add the date and print whole messages")
     p.add_argument("--root", default=".", help="the project, or any folder inside it (default: .)")
     p.set_defaults(func=cmd_history)

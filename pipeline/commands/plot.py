@@ -70,12 +70,44 @@ MARKERS = "os^Dvp*h"
 
 
 def draw_roofline(op: str, rows: list[Version], path: Path) -> str:
+    import matplotlib.pyplot as plt
+
+    fig, note = roofline_figure(op, rows)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return note
+
+
+def label_box(label, renderer):
+    """Where a label's text is drawn (its leader line aside, which meets the others at the point)."""
+    from matplotlib.text import Text
+
+    return Text.get_window_extent(label, renderer)
+
+
+def apart(fig, labels: list) -> None:
+    """Move labels down until no two overlap (each by the height of the one it hit)."""
+    renderer = fig.canvas.get_renderer()
+    for _ in range(100):
+        boxes = [label_box(a, renderer) for a in labels]
+        hit = next(((i, j) for i in range(len(boxes)) for j in range(i) if boxes[i].overlaps(boxes[j])), None)
+        if hit is None:
+            return
+        label = labels[hit[0]]
+        x, y = label.xyann
+        label.xyann = (x, y - (boxes[hit[0]].height + 2) * 72 / fig.dpi)
+
+
+def roofline_figure(op: str, rows: list[Version]):
+    """The roofline chart (figure, note); tests read its labels' layout."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     ceilings, gpu, dtype = newest_ceilings(rows)
+    labels = []
     pts = points(rows)
     fig, ax = plt.subplots(figsize=(9, 6), dpi=110)
     if not ceilings:
@@ -121,9 +153,9 @@ def draw_roofline(op: str, rows: list[Version], path: Path) -> str:
                 ax.scatter(x, p["tflops"], s=70, marker=marker, linewidths=1.5, zorder=3,
                            facecolors="none" if p["experiment"] else color, edgecolors=color)  # fmt: skip
                 if p["age"] == newest and not p["experiment"]:  # one label per candidate, apart
-                    ax.annotate(f"{impl} {p['label']}: {p['fraction']:.0%}", (x, p["tflops"]),
-                                textcoords="offset points", xytext=(10, 14 * k - 7), fontsize=7,
-                                arrowprops={"arrowstyle": "-", "color": "grey", "lw": 0.5})  # fmt: skip
+                    labels.append(ax.annotate(f"{impl} {p['label']}: {p['fraction']:.0%}", (x, p["tflops"]),
+                                              textcoords="offset points", xytext=(10, 14 * k - 7), fontsize=7,
+                                              arrowprops={"arrowstyle": "-", "color": "grey", "lw": 0.5}))  # fmt: skip
         bar = fig.colorbar(plt.cm.ScalarMappable(cmap=cmap), ax=ax, ticks=[0, 1], pad=0.01)
         bar.ax.set_yticklabels(["oldest", "newest"])
         bar.set_label("version")
@@ -141,10 +173,9 @@ def draw_roofline(op: str, rows: list[Version], path: Path) -> str:
         ax.legend(fontsize=8, loc="lower right")
         note = f"{len(pts)} point(s) from {len(rows)} version(s)"
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    plt.close(fig)
-    return note
+    apart(fig, labels)
+    fig.labels = labels
+    return fig, note
 
 
 def draw_versions(op: str, rows: list[Version], path: Path) -> None:

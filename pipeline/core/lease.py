@@ -1,0 +1,72 @@
+"""An exclusive lease on one GPU: two timings or profiles never share a GPU.
+
+    with gpu_lease(say) as lease:      # blocks (and says so) while another process holds it
+        ...                            # lease.index, lease.uuid: the GPU this process uses
+
+The lease is an flock on a file per GPU (~/.cache/kpipe/gpu-<uuid or index>.lock), held by
+the process: the kernel lets go of it when the process ends, crash or not, so a dead holder
+never blocks anyone. The GPU is the first one this process can see (CUDA_VISIBLE_DEVICES
+decides which that is); without a GPU the lease is a no-op.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class Lease:
+    index: int | None
+    uuid: str | None
+    waited_s: float = 0.0
+
+
+def visible_gpu() -> tuple[int | None, str | None]:
+    """This process's first visible GPU: (index as the driver numbers it, UUID), or Nones."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None and visible.strip() in ("", "-1"):
+        return None, None
+    first = (visible or "0").split(",")[0].strip()
+    try:
+        import pynvml
+
+        pynvml.nvmlInit()
+        handle = pynvml.nvmlDeviceGetHandleByUUID(first) if first.startswith("GPU-") else (
+            pynvml.nvmlDeviceGetHandleByIndex(int(first)))  # fmt: skip
+        uuid = pynvml.nvmlDeviceGetUUID(handle)
+        return int(pynvml.nvmlDeviceGetIndex(handle)), uuid if isinstance(uuid, str) else uuid.decode()
+    except Exception:
+        try:
+            import torch
+
+            return (int(first) if first.isdigit() else 0, None) if torch.cuda.is_available() else (None, None)
+        except ImportError:
+            return None, None
+
+
+@contextlib.contextmanager
+def gpu_lease(say=None, folder: Path | None = None):
+    index, uuid = visible_gpu()
+    if index is None:
+        yield Lease(None, None)
+        return
+    folder = folder or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kpipe"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"gpu-{uuid or index}.lock"
+    start = time.monotonic()
+    with open(path, "a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if say:
+                say(f"waiting for GPU {index}: another job holds it ({path})")
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield Lease(index, uuid, round(time.monotonic() - start, 2))
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
