@@ -84,6 +84,6 @@ def test_usage_errors(tmp_path):
     unknown = kpipe("tune", "vector_add", "triton", "--grid", "BLOK=1", cwd=tmp_path)
     assert unknown.returncode == 2 and "unknown knob(s) ['BLOK']" in unknown.stderr
     no_grid = kpipe("tune", "vector_add", "triton", cwd=tmp_path)
-    assert no_grid.returncode == 2 and "tune.vector_add.triton" in no_grid.stderr
+    assert no_grid.returncode == 2 and "tune.yaml vector_add.triton" in no_grid.stderr
     no_op = kpipe("tune", "nosuchop", "triton", "--grid", "BLOCK=1", cwd=tmp_path)
     assert no_op.returncode == 2 and "unknown op 'nosuchop'" in no_op.stderr

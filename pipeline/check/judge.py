@@ -534,20 +534,23 @@ def check_candidate(op: str, path: str, device: str, root: str, secret: int,
                     settings: dict | None = None, progress: str | None = None,
                     timeout_s: float = 300.0) -> dict:  # fmt: skip
     """Every rung on one candidate. Runs in the judge process, which starts the runner."""
-    from pipeline.core.problem import load_op
+    from pipeline.core.problem import ProblemError, load_op
 
     trusted_parent()
+    try:  # a broken reference is the caller's usage error, not a verdict on the candidate
+        op_ = load_op(op, root)
+    except ProblemError as exc:
+        return {"status": "usage", "reason": str(exc)}
     settings = {**DEFAULTS, **(settings or {})}
     start = time.perf_counter()
     rungs = Rungs(Path(progress) if progress else None)
     before = workspace_hashes(Path(root))
     with tempfile.TemporaryDirectory(prefix="kpipe-runner-") as scratch:
-        # The runner starts (importing torch) while the judge loads the reference; it sees
-        # no candidate code until the reference is in the judge's memory.
+        # The runner starts (importing torch) while the judge hashes the workspace; it sees
+        # no candidate code until the judge has the reference in its memory (loaded above).
         child = runner(device, Path(scratch), timeout_s, path)
         backend = None
         try:
-            op_ = load_op(op, root)
             if device == "cpu":
                 import torch
 
@@ -697,7 +700,8 @@ def resolve_device(requested: str = "auto") -> str:
 def run_checks(op: str, path: Path, device: str, root: Path, secret: int, settings: dict,
                timeout_s: float) -> dict:  # fmt: skip
     """check_candidate in a judge process of its own; a crash of the judge itself (never the
-    candidate's doing: it runs in the runner) is still a record, not a dead stage."""
+    candidate's doing: it runs in the runner) is still a record, not a dead stage. A
+    reference that breaks the contract comes back as {"status": "usage", "reason"}."""
     from pipeline.check.isolate import run_isolated
 
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
@@ -706,7 +710,7 @@ def run_checks(op: str, path: Path, device: str, root: Path, secret: int, settin
                            dict(op=op, path=str(path), device=device, root=str(root), secret=secret,
                                 settings=settings, progress=prog.name, timeout_s=timeout_s),
                            timeout_s=timeout_s + 60, env=env, cwd=root)  # fmt: skip
-    if res.get("status") == "ok":
+    if res.get("status") in ("ok", "usage"):
         res.pop("log_tail", None)
         return res
     reason = f"process: the judge itself failed ({res['status']}: {res.get('reason')})"

@@ -1,7 +1,7 @@
 """`kpipe tune OP IMPL`: a grid of DVC experiments over a kernel's knobs, stopping at roofline.
 
 The knobs live in params.yaml `kernels.<op>.<impl>` (read by the kernel through
-pipeline.knobs). The grid comes from params.yaml `tune.<op>.<impl>` (a list of values per
+pipeline.knobs). The grid comes from tune.yaml `<op>.<impl>` (a list of values per
 knob) or from --grid KNOB=V1,V2 options. Every combination but the current one is queued;
 they run one at a time as `dvc exp run --temp -n NAME -S kernels.<op>.<impl>.<knob>=<v>`,
 so the workspace is untouched and each result is a DVC experiment (`dvc exp show`,
@@ -122,15 +122,14 @@ def cmd_tune(args) -> int:
         current = ((params.get("kernels") or {}).get(args.op) or {}).get(args.impl)
         if not isinstance(current, dict):
             raise GitError(f"params.yaml has no kernels.{args.op}.{args.impl}: its knobs are what tune turns")
+        grids = yaml.safe_load((root / "tune.yaml").read_text()) if (root / "tune.yaml").is_file() else None
+        grids = grids or params.get("tune") or {}  # tune.yaml; params.yaml `tune:` in older layouts
         grid = (
-            parse_grid_options(args.grid)
-            if args.grid
-            else (((params.get("tune") or {}).get(args.op) or {}).get(args.impl) or {})
+            parse_grid_options(args.grid) if args.grid else ((grids.get(args.op) or {}).get(args.impl) or {})
         )
         if not grid:
             raise GitError(
-                f"no grid: add params.yaml tune.{args.op}.{args.impl} "
-                "(KNOB: [values]) or pass --grid KNOB=V1,V2"
+                f"no grid: add tune.yaml {args.op}.{args.impl} (KNOB: [values]) or pass --grid KNOB=V1,V2"
             )
         unknown = sorted(set(grid) - set(current))
         if unknown:
@@ -265,7 +264,7 @@ def add_tune_command(sub) -> None:
         "--grid",
         action="append",
         metavar="KNOB=V1,V2",
-        help="values to try for a knob (repeatable; default: params.yaml tune.OP.IMPL)",
+        help="values to try for a knob (repeatable; default: tune.yaml OP.IMPL)",
     )
     p.add_argument("--max", type=int, default=None, help="queue at most this many experiments")
     p.add_argument("--dry-run", action="store_true", help="print the queue and the dvc commands; run nothing")
