@@ -12,7 +12,9 @@
 #   3. kpipe status, kpipe report softmax, kpipe history
 #   4. the judge: a correct softmax checked 20 times, every cheat and correct fixture
 #      (benchmarks/gpu_judge_probe.sh); unless SKIP_TIMING_BENCHMARKS is set,
-#      benchmarks/rounds_fidelity.py (softmax, vector_add) and the tests marked gpu
+#      benchmarks/rounds_fidelity.py (softmax, vector_add), the tests marked gpu (the GPU-only
+#      cheats, the timing cheats through the bench), every cheat on the GPU,
+#      benchmarks/loop_latency.py and an MCP session (benchmarks/mcp_session.py)
 #   5. kpipe tune TUNE_OP TUNE_IMPL   if asked: DVC experiments, stopping at roofline
 # Each step logs to $RUN_DIR/logs/<step>.log and a failing step does not stop the others.
 # At the end $RUN_DIR/results.tgz holds dvc.lock, metrics/, plots/, logs/ and the small
@@ -53,6 +55,9 @@ if [ -z "${SKIP_TIMING_BENCHMARKS:-}" ]; then
   TAIL=12 step fidelity-softmax python benchmarks/rounds_fidelity.py --op softmax --out logs/fidelity-softmax.json
   TAIL=12 step fidelity-vector_add python benchmarks/rounds_fidelity.py --op vector_add --out logs/fidelity-vector_add.json
   TAIL=12 step gpu-tests python -m pytest -q -m gpu -rs -p no:cacheprovider
+  TAIL=30 step cheats-gpu python -m pytest -q -p no:cacheprovider tests/test_check.py -k "cheat or correct"
+  TAIL=12 step loop-latency python benchmarks/loop_latency.py --op softmax --impl triton
+  TAIL=20 step mcp-session python benchmarks/mcp_session.py --out logs/mcp-session.json
 fi
 if [ $# -ge 2 ]; then
   TAIL=25 step tune kpipe tune "$@"

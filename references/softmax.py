@@ -13,7 +13,16 @@ TEST_SHAPES = [
     dict(M=8, N=4096),
     dict(M=2, N=20_000),
 ]
-BENCH_SHAPES = [dict(M=4096, N=4096), dict(M=32768, N=4096)]
+# The shapes the peers are compared at (issue 17); the last is the headline, where the
+# roofline target is judged and the judge runs one case at bench scale.
+BENCH_SHAPES = [
+    dict(M=4096, N=4096),
+    dict(M=65536, N=1024),
+    dict(M=4096, N=16384),
+    dict(M=16384, N=8192),
+    dict(M=1024, N=65536),
+    dict(M=32768, N=4096),
+]
 DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 
 # Outputs lie in [0, 1]. exp() on the GPU is ex2.approx after a multiply by log2(e): a few

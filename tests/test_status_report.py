@@ -72,6 +72,24 @@ def test_status_done_and_continue(tmp_path):
     assert cont.returncode == 3 and "CONTINUE" in cont.stdout
 
 
+def test_done_needs_the_best_peer_too_and_a_missing_peer_is_named(tmp_path):
+    root = project(tmp_path)
+    record = bench_record(0.95, True)
+    record["peers"] = {
+        "quack": {"shapes": {"M=32768,N=4096": {"status": "failed", "reason": "not installed: quack"}}}
+    }
+    for vs, verdict, code in ((0.95, "CONTINUE", 3), (1.02, "DONE", 0)):
+        record["candidates"]["triton"]["vs_best_peer"] = vs
+        write_json(root / "metrics" / "bench" / "softmax.json", record)
+        proc = kpipe(root, "status", "softmax")
+        assert proc.returncode == code and verdict in proc.stdout and f"{vs:.2f}x" in proc.stdout, proc.stdout
+        assert "peer quack: not installed: quack" in proc.stdout
+    from pipeline.core.records import summarize
+
+    head = summarize("bench", record)
+    assert head["triton"]["vs_best_peer"] == 1.02 and head["torch_eager"] == {"median_us": 150.0}
+
+
 def test_report_renders_every_section(tmp_path):
     root = project(tmp_path)
     shutil.copytree(REPO / "metrics" / "compile", root / "metrics" / "compile")

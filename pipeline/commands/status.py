@@ -1,5 +1,8 @@
 """`kpipe status`: every op and candidate against its roofline target: DONE or CONTINUE.
 
+DONE: at the roofline target, and at least as fast as the best peer the bench timed
+(within 1%).
+
 Reads metrics/ in the working tree (what the last `dvc repro` wrote; nothing is measured
 here). Exit codes:
   0  every benched candidate is at its roofline target
@@ -20,6 +23,7 @@ from pipeline.core.problem import ProblemError, load_op, ops_from_params, projec
 from pipeline.core.records import headline, read_metrics, test_candidates
 
 EXIT_DONE, EXIT_CONTINUE = 0, 3
+PEER_FLOOR = 0.99  # "at least the best peer": within 1% of it counts (timing noise)
 
 
 def status_rows(root: Path, ops: list[str]) -> tuple[list[list], list[str], bool]:
@@ -46,7 +50,7 @@ def status_rows(root: Path, ops: list[str]) -> tuple[list[list], list[str], bool
             shape = cand.get("headline_shape")
             rec = headline(cand)
             if rec.get("status") != "ok":
-                rows.append([op, impl, shape, "failed", "", "", "", "", "CONTINUE"])
+                rows.append([op, impl, shape, "failed", "", "", "", "", "", "CONTINUE"])
                 all_done = False
                 continue
             rate = f"{rec['tflops']:.1f} TFLOP/s" if rec["bound"] == "compute" else f"{rec['gbps']:.0f} GB/s"
@@ -54,9 +58,15 @@ def status_rows(root: Path, ops: list[str]) -> tuple[list[list], list[str], bool
             ratios = ", ".join(
                 f"{k.removeprefix('speedup_vs_')} {v:.2f}x"
                 for k, v in rec.items()
-                if k.startswith("speedup_vs_")
+                if k.startswith("speedup_vs_") and k != "speedup_vs_best_peer"
             )
-            done = bool(cand.get("at_roofline")) and not bench.get("stale")
+            peer = cand.get("vs_best_peer")
+            # DONE: at the roofline target and at least as fast as the best peer (within 1%)
+            done = (
+                bool(cand.get("at_roofline"))
+                and not bench.get("stale")
+                and (peer is None or peer >= PEER_FLOOR)
+            )
             all_done &= done
             rows.append(
                 [
@@ -67,10 +77,18 @@ def status_rows(root: Path, ops: list[str]) -> tuple[list[list], list[str], bool
                     rate,
                     frac,
                     f"{cand.get('target', 0.9):.0%}",
+                    f"{peer:.2f}x" if peer is not None else "-",
                     ratios,
                     "DONE" if done else ("CONTINUE (stale)" if bench.get("stale") else "CONTINUE"),
                 ]
             )
+        for name, peer in (bench.get("peers") or {}).items():
+            why = next(
+                (r.get("reason") for r in (peer.get("shapes") or {}).values() if r.get("status") != "ok"),
+                None,
+            )
+            if why:
+                notes.append(f"{op}: peer {name}: {why}")
         for impl, t in test.items():
             if impl not in bench.get("candidates", {}):
                 notes.append(f"{op}/{impl}: not benched (test verdict: {t.get('verdict')})")
@@ -99,7 +117,8 @@ def cmd_status(args) -> int:
                     "rate",
                     "roofline",
                     "target",
-                    "speedup vs baselines",
+                    "vs best peer",
+                    "speedup vs baselines and peers",
                     "verdict",
                 ],
             )

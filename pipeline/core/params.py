@@ -56,6 +56,7 @@ SCHEMA = {
         "max_time_s": NUMBER,
         "samples": INTEGER,
         "timeout_s": NUMBER,
+        "peers": (list, lambda v: all(isinstance(x, str) for x in v), "a list of peers/OP/NAME.py names"),
     },
     "roofline": {"target": (Real, lambda v: 0 < v <= 1.5, "a fraction of the roofline, in (0, 1.5]")},
     "profile": {"dtype": DTYPES, "shape_index": (int, lambda v: True, "an integer"), "timeout_s": NUMBER},

@@ -33,7 +33,7 @@ def summary_path(stage: str, op: str) -> str:
 SUMMARY_KEYS = {
     "compile": ("registers", "spill_bytes"),
     "test": ("correct", "verdict"),
-    "bench": ("median_us", "fraction", "at_roofline"),
+    "bench": ("median_us", "fraction", "at_roofline", "vs_best_peer"),
     "profile": ("dram_throughput_pct", "sm_throughput_pct"),
 }
 
@@ -42,9 +42,9 @@ def summarize(stage: str, record: dict) -> dict:
     """{candidate: {key: value}} for the stage's headline keys; {} for a skipped stage."""
     keys = SUMMARY_KEYS[stage]
     out = {}
-    for group in ("candidates", "baselines"):
+    for group in ("candidates", "baselines", "peers"):
         for name, rec in ((record or {}).get(group) or {}).items():
-            if stage == "bench" and group == "baselines":
+            if stage == "bench" and group in ("baselines", "peers"):
                 rec = {"median_us": headline({**rec, "headline_shape": _last_shape(rec)}).get("median_us")}
             picked = {k: rec.get(k) for k in keys if isinstance(rec, dict) and rec.get(k) is not None}
             if picked:

@@ -21,6 +21,7 @@ also writes plots/<op>/{time,fraction}.json for `dvc plots` (pipeline/commands/p
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from pathlib import Path
@@ -92,7 +93,12 @@ def time_child(hello: dict, cache, op, shapes: list[dict], dtype, seed: int, cfg
             result["isolation"] = child.isolation()
             for i, shape in enumerate(shapes):
                 if not hello_reply.get("ok"):
-                    rec = {"status": "failed", "reason": hello_reply.get("error", "did not load")}
+                    error = hello_reply.get("error", "did not load")
+                    missing = re.search(r"No module named '([\w.]+)'", error)
+                    rec = {
+                        "status": "failed",
+                        "reason": f"not installed: {missing.group(1)}" if missing else error,
+                    }
                 else:
                     bench = ShapeBench(
                         child, op, shape, dtype, seed + i, cfg, roofline_us(op, shape, dtype, ceilings)
@@ -205,6 +211,15 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
         else:
             results[p.stem] = time_child({"path": str(p)}, candidate_cache(p, "cuda"), op, shapes, dtype, seed, cfg,
                                          ceilings, target, fixed_us, timeout, p.stem)  # fmt: skip
+    peers = {}
+    for name in sec.get("peers") or []:  # other people's kernels, timed by the same clock
+        wrapper = root / "peers" / op_name / f"{name}.py"
+        if not wrapper.is_file():
+            peers[name] = {"shapes": {shape_label(s): {"status": "failed", "reason": f"no peers/{op_name}/{name}.py"}
+                                      for s in shapes}}  # fmt: skip
+            continue
+        peers[name] = time_child({"path": str(wrapper)}, candidate_cache(wrapper, "cuda"), op, shapes, dtype, seed,
+                                 cfg, ceilings, target, fixed_us, timeout, f"peer {name}")  # fmt: skip
     headline = shape_label(shapes[-1])
     for path in accepted:
         res = results[path.stem]
@@ -215,11 +230,20 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
                 rec.update(status="failed", reason=rec["witness_disagrees"])
         for label, srec in res["shapes"].items():
             if srec.get("status") == "ok":
-                for base, brec in baselines.items():
+                for base, brec in {**baselines, **peers}.items():
                     b = brec["shapes"].get(label, {})
                     if b.get("status") == "ok":
                         srec[f"speedup_vs_{base}"] = b["median_us"] / srec["median_us"]
+                timed = [
+                    p["shapes"][label]["median_us"]
+                    for p in peers.values()
+                    if p["shapes"].get(label, {}).get("status") == "ok"
+                ]
+                if timed:  # >1: faster than every peer that ran
+                    srec["speedup_vs_best_peer"] = min(timed) / srec["median_us"]
         ok = rec.get("status") == "ok"
+        if ok and "speedup_vs_best_peer" in rec:
+            res["vs_best_peer"] = rec["speedup_vs_best_peer"]
         res.update(headline_shape=headline, fraction=rec.get("fraction") if ok else None,
                    median_us=rec.get("median_us") if ok else None, at_roofline=bool(ok and rec.get("at_roofline")),
                    target=target)  # fmt: skip
@@ -233,6 +257,7 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
         "ceilings": {k: v for k, v in ceilings.items() if not isinstance(v, dict)},
         "candidates": results,
         "baselines": baselines,
+        "peers": peers,
         "baseline_code": candidate_codes(root, "bench", op_name, params, ["(baselines)"]).get("(baselines)"),
     }
 
