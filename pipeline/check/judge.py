@@ -472,7 +472,8 @@ def memory_safety(op, path: str, case: Case, rungs: Rungs) -> None:
         target, env = sandboxed_target("pipeline.measure.launch", ["sanitize", op.name, str(Path(path).resolve()),
                                        dtype_name(case.dtype), json.dumps(case.shape), str(case.seed),
                                        str(op.path.parents[1])], Path(scratch), candidate_cache(Path(path), "cuda"),
-                                       env={"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})  # fmt: skip
+                                       network=True, env={"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})  # fmt: skip
+        # (network kept, as for ncu: the tool may reach its target through a socket)
         # The tool's own report goes to a file of ours, apart from what the target prints.
         log = Path(own) / "sanitizer.log"
         cmd = [sanitizer, "--tool", "memcheck", "--error-exitcode", "86", "--print-limit", "4",
