@@ -52,8 +52,12 @@ def test_load_params_raises_one_usage_error(tmp_path):
     (tmp_path / "params.yaml").write_text(
         (REPO / "params.yaml").read_text().replace("trials: 2", "trails: 2")
     )
-    with pytest.raises(ProblemError, match="did you mean 'trials'"):
+    with pytest.raises(ProblemError, match="did you mean 'trials'") as raised:
         load_params(tmp_path)
+    line = next(
+        n for n, text in enumerate((tmp_path / "params.yaml").read_text().splitlines(), 1) if "trails" in text
+    )
+    assert str(raised.value).startswith(f"params.yaml:{line}: test.trails")
 
 
 def test_dvc_exp_run_set_changes_one_line(tmp_path):

@@ -78,8 +78,28 @@ def load_params(root: str | Path | None = None) -> dict:
         raise ProblemError("params.yaml: the top level must be a mapping of sections")
     problems = check(params, project_root(root))
     if problems:
-        raise ProblemError("params.yaml: " + "; ".join(problems))
+        lines = key_lines(path.read_text())
+        where = [f"params.yaml:{lines.get(p.split(':')[0].strip(), 1)}: {p}" for p in problems]
+        raise ProblemError("; ".join(where))
     return params
+
+
+def key_lines(text: str) -> dict[str, int]:
+    """The line of every mapping key in the YAML text, by its dotted path ("test.trials")."""
+    found: dict[str, int] = {}
+
+    def walk(node, prefix: str) -> None:
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                name = f"{prefix}.{key.value}" if prefix else str(key.value)
+                found[name] = key.start_mark.line + 1
+                walk(value, name)
+
+    try:
+        walk(yaml.compose(text), "")
+    except yaml.YAMLError:
+        pass
+    return found
 
 
 def check(params: dict, root: Path) -> list[str]:
