@@ -14,6 +14,7 @@ REPO = Path(__file__).resolve().parents[1]
 PROJECT_FILES = (
     "references",
     "kernels",
+    "peers",
     "pipeline",
     "params.yaml",
     "dvc.yaml",
