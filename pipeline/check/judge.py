@@ -455,6 +455,33 @@ def candidate_frames(trace: str, path: str | None) -> list[str]:
     return found
 
 
+def believed(loaded: dict, path: Path) -> dict:
+    """The runner's account of the candidate, as far as facts the judge checks itself bear it
+    out: a DSL that only a GPU can run (CuTe, TileLang) only where the file imports it, an
+    autotuner only where the file names one, a missing package only where this process
+    cannot find it either. A runner's claim alone cannot turn "rejected" into "unverified"
+    (a kernel can still decline to run on a CPU; that is "unverified", never "accepted")."""
+    import importlib.util
+    import re
+
+    try:
+        source = path.read_text(errors="replace")
+    except OSError:
+        source = ""
+    imports = lambda pkg: re.search(rf"^\s*(import|from)\s+{pkg}\b", source, re.M) is not None  # noqa: E731
+    out = dict(loaded)
+    if out.get("backend") in DSL_PACKAGES.values() or out.get("backend") in ("cute", "tilelang"):
+        package = "cutlass" if out["backend"] == "cute" else out["backend"]
+        if not imports(package):
+            out["backend"] = "triton" if imports("triton") else "unknown"
+    if out.get("autotuned") and "autotune" not in source:
+        out["autotuned"] = False
+    missing = out.get("missing_module", "")
+    if missing and (not imports(missing) or importlib.util.find_spec(missing) is not None):
+        out["missing_module"] = ""  # the judge sees it: the import failed for another reason
+    return out
+
+
 def memory_safety(op, path: str, case: Case, rungs: Rungs) -> None:
     """(GPU) compute-sanitizer's memcheck over one call at an odd shape, with torch's caching
     allocator off, so a read or write past an input's end leaves the allocation it was in."""
@@ -580,6 +607,7 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
     loaded = runner.ask({"cmd": "load", "path": str(Path(path).resolve()), "device": device,
                          "root": str(Path(op.path).parents[1])})  # fmt: skip
     rungs.isolation = runner.isolation()  # what this process sees of the runner, not its word
+    loaded = believed(loaded, Path(path))
     if not loaded["ok"]:
         package = DSL_PACKAGES.get(loaded.get("missing_module", ""))
         if package:  # the kernel may be fine; this machine lacks its DSL

@@ -188,41 +188,26 @@ def versus_committed(root: Path, op: str, impl: str, timing: dict) -> dict:
 
 
 def profile_step(op: str, path: Path, root: Path, params: dict, say) -> dict:
-    """One call under Nsight Compute, summarised (the profile stage's path, for one file)."""
-    import shutil
-    import subprocess
-    import tempfile
-
+    """One call under Nsight Compute, summarised: the profile stage's own path, for one file,
+    its report kept in .kpipe/try/."""
     import torch
 
     from pipeline.core.params import section
     from pipeline.core.problem import load_op
-    from pipeline.core.sandbox import candidate_cache, sandboxed_target
-    from pipeline.measure.ncu import ncu_command, read_report, summarize
+    from pipeline.stages.profile import profile_one
 
-    ncu = shutil.which("ncu")
-    if not ncu:
-        return {"status": "skipped", "reason": "ncu not on PATH"}
     sec = section(params, "profile", op)
-    dtype_name = sec.get("dtype", "bfloat16")
-    shape = load_op(op, root).BENCH_SHAPES[int(sec.get("shape_index", -1))]
-    cost = load_op(op, root).bytes_moved(getattr(torch, dtype_name), **shape)
+    dtype_name, index = sec.get("dtype", "bfloat16"), int(sec.get("shape_index", -1))
+    ref = load_op(op, root)
+    cost = ref.bytes_moved(getattr(torch, dtype_name), **ref.BENCH_SHAPES[index])
     say(f"try {op}/{path.stem}: Nsight Compute, one call ...")
-    with tempfile.TemporaryDirectory(prefix="kpipe-try-") as scratch, tempfile.TemporaryDirectory() as own:
-        report = Path(own) / "try.ncu-rep"
-        target, env = sandboxed_target("pipeline.measure.launch", ["ncu", op, str(path), dtype_name,
-                                       str(sec.get("shape_index", -1)), str(root)], Path(scratch),
-                                       candidate_cache(path, "cuda"), network=True)  # fmt: skip
-        proc = subprocess.run(ncu_command(ncu, report, False, target), capture_output=True, text=True, cwd=scratch,
-                              env=env, timeout=900)  # fmt: skip
-        kernels = read_report(report) if proc.returncode == 0 and report.is_file() else []
-    if not kernels:
-        return {
-            "status": "failed",
-            "reason": f"ncu exited {proc.returncode}",
-            "log_tail": clip(proc.stdout + proc.stderr),
-        }
-    return {"status": "ok", **summarize(kernels, cost)}
+    report = workspace(root) / "try" / op / f"{path.stem}.ncu-rep"
+    rec = profile_one(
+        op, path, root, dtype_name, index, report, False, float(sec.get("timeout_s", 900)), cost
+    )
+    if "log_tail" in rec:
+        rec["log_tail"] = clip(rec["log_tail"])
+    return rec
 
 
 def hints(result: dict) -> list[str]:

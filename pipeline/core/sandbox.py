@@ -118,13 +118,13 @@ def sandboxed_command(argv: list[str], writable: list[Path], module: str = "", c
 
 
 def sandboxed_target(module: str, argv: list[str], scratch: Path, cache: Path | None = None,
-                     network: bool = False, env: dict | None = None) -> tuple[list, dict]:  # fmt: skip
-    """The command and environment that run `python -m MODULE ARGV` locked down, for a tool
-    (ncu, compute-sanitizer) to start as its target."""
+                     network: bool = False, env: dict | None = None, code: str = "") -> tuple[list, dict]:  # fmt: skip
+    """The command and environment that run `python -m MODULE ARGV` (or a code string)
+    locked down: for a Child, or for a tool (ncu, compute-sanitizer) to start as its target."""
     writable = [scratch] + ([cache] if cache else [])
     for path in writable:
         path.mkdir(parents=True, exist_ok=True)
-    cmd, boot = sandboxed_command(argv, writable, module=module, network=network)
+    cmd, boot = sandboxed_command(argv, writable, module=module, code=code, network=network)
     return cmd, {**child_env(scratch, cache, env), **boot}
 
 
@@ -151,17 +151,16 @@ class Child:
     def __init__(self, module: str, scratch: Path, timeout_s: float, env: dict | None = None, code: str = "",
                  cache: Path | None = None):  # fmt: skip
         ours, theirs = socket.socketpair()
-        writable = [scratch] + ([cache] if cache else [])
-        for path in writable:
-            path.mkdir(parents=True, exist_ok=True)
-        cmd, boot_env = sandboxed_command([str(theirs.fileno())], writable, module=module, code=code)
+        cmd, environment = sandboxed_target(
+            module, [str(theirs.fileno())], scratch, cache, env=env, code=code
+        )
         self.log = open_log(scratch / f"{module.rsplit('.', 1)[-1] if module else 'bare'}.log")
         self.timeout_s = timeout_s
         self.deadline = time.monotonic() + timeout_s
         with _LOCK:
             self.proc = subprocess.Popen(
                 cmd, pass_fds=[theirs.fileno()], stdout=self.log, stderr=subprocess.STDOUT, cwd=scratch,
-                env={**child_env(scratch, cache, env), **boot_env}, start_new_session=True,
+                env=environment, start_new_session=True,
             )  # fmt: skip
             track(self.proc.pid)
         theirs.close()

@@ -69,7 +69,7 @@ def _encode(obj, buffers: list):
     if isinstance(obj, (list, tuple)):
         return {"l": [_encode(v, buffers) for v in obj]}
     if isinstance(obj, (bytes, bytearray, memoryview)):
-        buffers.append(bytes(obj))
+        buffers.append(obj)
         return {"b": len(buffers) - 1}
     import torch
 
@@ -93,10 +93,11 @@ def _encode_tensor(t, buffers: list) -> dict:
     }
 
 
-def _storage_bytes(storage) -> bytes:
+def _storage_bytes(storage) -> memoryview:
+    """The storage's bytes, no copy (send_bytes takes any buffer)."""
     import torch
 
-    return torch.empty(0, dtype=torch.uint8).set_(storage).numpy().tobytes()
+    return memoryview(torch.empty(0, dtype=torch.uint8).set_(storage).numpy())
 
 
 def _decode(node, buffers: list):

@@ -64,9 +64,26 @@ def _flat_tensor(ptr: int, nbytes: int, owner):
     return torch.as_tensor(memory, device="cuda")
 
 
-class Shared:
+class _Memory:
+    """Device memory this process holds, as `flat` (uint8), given back by `close`."""
+
+    RELEASE = ""  # the driver call that gives it back
+
+    def close(self) -> None:
+        if self.ptr.value:
+            import torch
+
+            torch.cuda.synchronize()  # nothing of ours still reads or writes it
+            self.flat = None
+            getattr(_driver(), self.RELEASE)(self.ptr)
+            self.ptr = ctypes.c_uint64()
+
+
+class Shared(_Memory):
     """Device memory this process allocated (outside torch's caching allocator, so the
     handle it exports covers this buffer and nothing else of ours)."""
+
+    RELEASE = "cuMemFree_v2"
 
     def __init__(self, nbytes: int):
         lib = _driver()
@@ -78,18 +95,11 @@ class Shared:
         self.handle = bytes(handle.reserved)
         self.flat = _flat_tensor(self.ptr.value, self.nbytes, self)
 
-    def close(self) -> None:
-        if self.ptr.value:
-            import torch
 
-            torch.cuda.synchronize()
-            self.flat = None
-            _driver().cuMemFree_v2(self.ptr)
-            self.ptr = ctypes.c_uint64()
-
-
-class Mapped:
+class Mapped(_Memory):
     """Another process's allocation, mapped here from its handle."""
+
+    RELEASE = "cuIpcCloseMemHandle"
 
     def __init__(self, handle: bytes):
         if not isinstance(handle, (bytes, bytearray)) or len(handle) != HANDLE_BYTES:
@@ -107,15 +117,6 @@ class Mapped:
         )
         self.nbytes = int(size.value)
         self.flat = _flat_tensor(self.ptr.value, self.nbytes, self)
-
-    def close(self) -> None:
-        if self.ptr.value:
-            import torch
-
-            torch.cuda.synchronize()
-            self.flat = None
-            _driver().cuIpcCloseMemHandle(self.ptr)
-            self.ptr = ctypes.c_uint64()
 
 
 def typed_view(flat, dtype, size: list[int], stride: list[int], offset_bytes: int):

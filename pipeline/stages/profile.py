@@ -48,6 +48,28 @@ from pipeline.measure.proton import proton_scopes, smallest_shape
 from pipeline.stages.common import keep_evidence, skip_without_gpu, stage_main, stamp, write_record
 
 
+def profile_one(op: str, path: Path, root: Path, dtype_name: str, shape_index: int, report: Path,
+                tensor_roofline: bool, timeout_s: float, cost: float) -> dict:  # fmt: skip
+    """One call of one candidate under ncu, its target locked down (pipeline/core/lockdown.py;
+    ncu talks to it over loopback, so it keeps the network namespace): the summary, or why
+    there is none. Also what `kpipe try --profile` runs."""
+    ncu = shutil.which("ncu")
+    if not ncu:
+        return {"status": "skipped", "reason": "ncu not on PATH"}
+    with tempfile.TemporaryDirectory(prefix="kpipe-profile-") as scratch:
+        target, env = sandboxed_target("pipeline.measure.launch", ["ncu", op, str(path), dtype_name, str(shape_index),
+                                       str(root)], Path(scratch), candidate_cache(path, "cuda"), network=True)  # fmt: skip
+        proc = subprocess.run(ncu_command(ncu, report, tensor_roofline, target), capture_output=True, text=True,
+                              cwd=scratch, env=env, timeout=timeout_s)  # fmt: skip
+    if proc.returncode != 0 or not report.is_file():
+        tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-15:])
+        return {"status": "failed", "reason": f"ncu exited {proc.returncode}", "log_tail": tail}
+    kernels = read_report(report)
+    if not kernels:
+        return {"status": "failed", "reason": "ncu profiled no kernel inside the NVTX range"}
+    return {"status": "ok", **summarize(kernels, cost)}
+
+
 def profile_all(op_name: str, root: Path, params: dict) -> dict:
     import torch
 
@@ -56,7 +78,6 @@ def profile_all(op_name: str, root: Path, params: dict) -> dict:
     op = load_op(op_name, root)
     index = int(sec.get("shape_index", -1))
     shape = op.BENCH_SHAPES[index]
-    ncu = shutil.which("ncu")
     tested = test_candidates(read_metrics(root, "test", op_name))
     compiled = read_metrics(root, "compile", op_name).get("candidates", {})
     reports = root / reports_dir(op_name)
@@ -80,37 +101,14 @@ def profile_all(op_name: str, root: Path, params: dict) -> dict:
         if (tested.get(impl) or {}).get("verdict") != "accepted":
             result["candidates"][impl] = {"skipped": "not accepted by the test stage"}
             continue
-        report = reports / f"{impl}.ncu-rep"
         print(f"profile {op_name}/{impl} at {result['shape']} {dtype_name} ...", flush=True)
-        with tempfile.TemporaryDirectory(prefix="kpipe-profile-") as scratch:
-            # The target locks itself down (pipeline/core/lockdown.py); ncu talks to it over
-            # loopback, so it keeps the network namespace.
-            target, env = sandboxed_target("pipeline.measure.launch", ["ncu", op_name, str(path), dtype_name,
-                                           str(index), str(root)], Path(scratch), candidate_cache(path, "cuda"),
-                                           network=True)  # fmt: skip
-            proc = subprocess.run(ncu_command(ncu, report, tensor, target), capture_output=True, text=True,
-                                  cwd=scratch, env=env, timeout=float(sec.get("timeout_s", 900)))  # fmt: skip
-        if proc.returncode != 0 or not report.is_file():
-            tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-15:])
-            result["candidates"][impl] = {
-                "status": "failed",
-                "reason": f"ncu exited {proc.returncode}",
-                "log_tail": tail,
-            }
-            print(f"  FAILED: ncu exited {proc.returncode}\n{tail}", file=sys.stderr)
+        rec = profile_one(op_name, path, root, dtype_name, index, reports / f"{impl}.ncu-rep", tensor,
+                          float(sec.get("timeout_s", 900)), cost)  # fmt: skip
+        if rec["status"] != "ok":
+            result["candidates"][impl] = rec
+            print(f"  FAILED: {rec['reason']}\n{rec.get('log_tail', '')}", file=sys.stderr)
             continue
-        kernels = read_report(report)
-        if not kernels:
-            result["candidates"][impl] = {
-                "status": "failed",
-                "reason": "ncu profiled no kernel inside the NVTX range",
-            }
-            continue
-        rec = {
-            "status": "ok",
-            **summarize(kernels, cost),
-            "compile_spill_bytes": (compiled.get(impl) or {}).get("spill_bytes"),
-        }
+        rec["compile_spill_bytes"] = (compiled.get(impl) or {}).get("spill_bytes")
         if (compiled.get(impl) or {}).get("backend") == "triton":
             rec.update(proton_scopes(path, [op_name, str(path), dtype_name, str(smallest_shape(op)), str(root)],
                                      reports / f"{impl}.proton", float(sec.get("timeout_s", 900))))  # fmt: skip
