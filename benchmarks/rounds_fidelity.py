@@ -27,6 +27,21 @@ def do_bench_us(kernel, inputs) -> float:
     return triton.testing.do_bench(lambda: kernel(*inputs), warmup=100, rep=500, return_mode="median") * 1e3
 
 
+def in_shared_memory(inputs):
+    """The same inputs copied into memory allocated the bench's way (cuMemAlloc, exportable
+    through CUDA IPC), so do_bench on them says whether that memory alone is slower."""
+    from pipeline.measure.gpu_memory import Shared, typed_view
+
+    held, out = [], []
+    for t in inputs:
+        sh = Shared(t.numel() * t.element_size())
+        view = typed_view(sh.flat, t.dtype, list(t.shape), list(t.contiguous().stride()), 0)
+        view.copy_(t)
+        held.append(sh)
+        out.append(view)
+    return held, out
+
+
 def main(argv=None) -> int:
     import torch
 
@@ -42,6 +57,8 @@ def main(argv=None) -> int:
     parser.add_argument("--impl", default="triton")
     parser.add_argument("--dtype", default=None)
     parser.add_argument("--out")
+    parser.add_argument("--shapes", type=int, default=0, help="only the first N of BENCH_SHAPES")
+    parser.add_argument("--quick", action="store_true", help="at most 20 rounds and 10 s per shape")
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
         print("rounds_fidelity: needs a CUDA device")
@@ -51,22 +68,30 @@ def main(argv=None) -> int:
     dtype = getattr(torch, args.dtype or ("float32" if args.op == "vector_add" else "bfloat16"))
     ceilings = (read_json(ROOT / "metrics/ceilings.json", {}) or {}).get("measured") or measure_ceilings()
     path = ROOT / "kernels" / args.op / f"{args.impl}.py"
+    shapes = op.BENCH_SHAPES[: args.shapes or None]
+    cfg = RoundsConfig(max_rounds=20, max_time_s=10.0) if args.quick else RoundsConfig()
     fixed = measure_fixed_cost(600)
-    rounds = time_child({"path": str(path)}, candidate_cache(path, "cuda"), op, op.BENCH_SHAPES, dtype,
-                        random.randrange(2**31), RoundsConfig(), ceilings, 0.9, fixed, 900, args.impl)  # fmt: skip
+    rounds = time_child({"path": str(path)}, candidate_cache(path, "cuda"), op, shapes, dtype,
+                        random.randrange(2**31), cfg, ceilings, 0.9, fixed, 900, args.impl)  # fmt: skip
     kernel = load_candidate(op, path, ROOT).kernel  # a benchmark script: trusted here on purpose
     rows = []
-    for shape in op.BENCH_SHAPES:
+    for shape in shapes:
         label = ",".join(f"{k}={v}" for k, v in shape.items())
         rec = rounds["shapes"][label]
-        ref = do_bench_us(kernel, op.make_inputs(7, "cuda", dtype, **shape))
-        row = {"shape": label, "rounds_us": rec.get("median_us"), "do_bench_us": ref, "status": rec.get("status"),
+        inputs = op.make_inputs(7, "cuda", dtype, **shape)
+        ref = do_bench_us(kernel, inputs)
+        held, shared = in_shared_memory(inputs)
+        in_shared = do_bench_us(kernel, shared)
+        del shared, held
+        row = {"shape": label, "rounds_us": rec.get("median_us"), "do_bench_us": ref,
+               "do_bench_shared_memory_us": in_shared, "status": rec.get("status"),
                "reason": rec.get("reason"), "calls_per_round": rec.get("calls_per_sample"),
-               "rounds": rec.get("samples"), "iqr_us": rec.get("iqr_us")}  # fmt: skip
+               "rounds": rec.get("samples"), "iqr_us": rec.get("iqr_us"),
+               "window_parts": rec.get("window_parts")}  # fmt: skip
         row["ratio"] = row["rounds_us"] / ref if row["rounds_us"] else None
         rows.append(row)
         print(f"{args.op}/{args.impl} {label} {dtype}: rounds {row['rounds_us']} us ({row['rounds']} x "
-              f"{row['calls_per_round']} calls, IQR {row['iqr_us']}), do_bench {ref:.2f} us, ratio {row['ratio']}",
+              f"{row['calls_per_round']} calls, IQR {row['iqr_us']}), do_bench {ref:.2f} us (in shared memory {in_shared:.2f}), ratio {row['ratio']}; per call {row['window_parts']}",
               flush=True)  # fmt: skip
     print(f"empty window {fixed:.1f} us")
     if args.out:

@@ -131,19 +131,42 @@ def test_help_describes_the_exit_codes():
         assert line in out
 
 
-def test_a_candidate_whose_dsl_is_not_installed_is_unverified_not_rejected(tmp_path):
-    path = tmp_path / "needs_cute.py"
+def _dsl_candidate(path, package: str):
     path.write_text(
-        '"""A CuTe candidate on a machine without CuTe DSL."""\nimport sys\n'
-        'sys.modules["cutlass"] = None   # `import cutlass` now fails as if absent\n'
-        "import cutlass  # noqa: E402\n\n\ndef kernel(x, y):\n    return x\n"
+        f'"""A candidate in a DSL whose package this machine may lack."""\nimport sys\n'
+        f'sys.modules["{package}"] = None   # `import {package}` now fails as if absent\n'
+        f"import {package}  # noqa: E402\n\n\ndef kernel(x, y):\n    return x\n"
     )
-    proc = kpipe("check", "vector_add", str(path), "--json")
+    return path
+
+
+def _installed(package: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(package) is not None
+
+
+@pytest.mark.parametrize("package", ["cutlass", "tilelang"])
+def test_a_candidate_whose_dsl_is_not_installed_is_unverified_not_rejected(tmp_path, package):
+    if _installed(package):
+        pytest.skip(f"{package} is installed here: the case below covers it")
+    proc = kpipe("check", "vector_add", str(_dsl_candidate(tmp_path / "needs_dsl.py", package)), "--json")
     assert proc.returncode == 4, proc.stdout + proc.stderr
     verdict = json.loads(proc.stdout)
     assert verdict["verdict"] == "unverified"
-    assert "nvidia-cutlass-dsl" in verdict["reason"]
+    assert {"cutlass": "nvidia-cutlass-dsl", "tilelang": "tilelang"}[package] in verdict["reason"]
     assert verdict["rungs"]["import"]["status"] == "needs package"
+
+
+@pytest.mark.parametrize("package", ["cutlass", "tilelang"])
+def test_a_candidate_cannot_claim_an_installed_dsl_is_missing(tmp_path, package):
+    """The judge checks the claim itself: where the package is installed, an import that
+    fails is the candidate's own failure, "rejected", never "unverified"."""
+    if not _installed(package):
+        pytest.skip(f"{package} is not installed here: the case above covers it")
+    proc = kpipe("check", "vector_add", str(_dsl_candidate(tmp_path / "hides_dsl.py", package)), "--json")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert json.loads(proc.stdout)["verdict"] == "rejected"
 
 
 def test_a_cute_candidate_on_a_cpu_is_unverified_with_exit_4():

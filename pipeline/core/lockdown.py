@@ -6,7 +6,9 @@ environment, locks the process down, then runs the real child (a module, or a co
 
 On Linux, where it is allowed (as root, or through a user namespace of its own):
   * a mount namespace of its own in which the WHOLE filesystem is read-only, except the
-    scratch and cache folders the parent named (and /dev, /dev/shm): the project, other
+    scratch and cache folders the parent named (and /dev, /dev/shm, and its own /proc/PID,
+    where the CUDA driver writes as it starts: on a read-only /proc cuInit fails with
+    error 304, seen on the H200 2026-12-01; benchmarks/sandbox_probe.py): the project, other
     candidates, the Triton caches trusted processes use, the judge's temporary files are
     out of reach, whatever the file permissions say;
   * a network namespace of its own: no network;
@@ -149,7 +151,8 @@ def lock_down(writable: list[str], network: bool = False) -> str:
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     missing = _enter_namespaces(libc, network)
     if missing is None:
-        missing = _read_only_filesystem(libc, [os.path.realpath(p) for p in writable])
+        own = f"/proc/{os.getpid()}"  # this process's own entries, no other process's
+        missing = _read_only_filesystem(libc, [*(os.path.realpath(p) for p in writable), own])
     _drop_capabilities(libc)
     if missing:
         return f"partial: no capabilities, but the filesystem and network stay open ({missing})"

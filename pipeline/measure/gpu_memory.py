@@ -32,6 +32,18 @@ class _Handle(ctypes.Structure):
     _fields_ = [("reserved", ctypes.c_char * HANDLE_BYTES)]
 
 
+def handle_bytes(handle: _Handle) -> bytes:
+    """All 64 bytes of a handle. Not `handle.reserved`: ctypes cuts a c_char array at its
+    first NUL byte, and handles hold NUL bytes (the first H200 run: every map failed)."""
+    return bytes(memoryview(handle))
+
+
+def handle_from(data: bytes) -> _Handle:
+    if not isinstance(data, (bytes, bytearray)) or len(data) != HANDLE_BYTES:
+        raise DriverError("not a CUDA memory handle")
+    return _Handle.from_buffer_copy(bytes(data))
+
+
 _LIB = None
 
 
@@ -92,7 +104,7 @@ class Shared(_Memory):
         _check(lib.cuMemAlloc_v2(ctypes.byref(self.ptr), ctypes.c_size_t(self.nbytes)), "cuMemAlloc")
         handle = _Handle()
         _check(lib.cuIpcGetMemHandle(ctypes.byref(handle), self.ptr), "cuIpcGetMemHandle")
-        self.handle = bytes(handle.reserved)
+        self.handle = handle_bytes(handle)
         self.flat = _flat_tensor(self.ptr.value, self.nbytes, self)
 
 
@@ -102,12 +114,9 @@ class Mapped(_Memory):
     RELEASE = "cuIpcCloseMemHandle"
 
     def __init__(self, handle: bytes):
-        if not isinstance(handle, (bytes, bytearray)) or len(handle) != HANDLE_BYTES:
-            raise DriverError("not a CUDA memory handle")
+        raw = handle_from(handle)
         lib = _driver()
         self.ptr = ctypes.c_uint64()
-        raw = _Handle()
-        raw.reserved = bytes(handle)
         opener = getattr(lib, "cuIpcOpenMemHandle_v2", None) or lib.cuIpcOpenMemHandle
         _check(opener(ctypes.byref(self.ptr), raw, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), "cuIpcOpenMemHandle")
         base, size = ctypes.c_uint64(), ctypes.c_size_t()
@@ -145,5 +154,5 @@ def export(tensor, handles: dict | None = None) -> dict:
     if base.value not in handles:
         handle = _Handle()
         _check(lib.cuIpcGetMemHandle(ctypes.byref(handle), base), "cuIpcGetMemHandle")
-        handles[base.value] = bytes(handle.reserved)
+        handles[base.value] = handle_bytes(handle)
     return {"handle": handles[base.value], "offset": ptr.value - base.value, "extent": int(size.value)}

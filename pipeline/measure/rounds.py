@@ -153,6 +153,26 @@ class Gather:
         return all(torch.equal(bits(a), bits(b)) for a, b in zip(taken, now))
 
 
+class WindowParts:
+    """Where a window's time went, per call (medians): the child's own account of its
+    replays (a diagnostic, never the figure: a child may say anything) and the gather read
+    here after its reply. The first H200 run (2026-12-01) timed the rounds 1.2x to 17x
+    slower than do_bench; these say which part holds the difference."""
+
+    def __init__(self):
+        self.child, self.gather = [], []
+
+    def add(self, reply: dict, gather_us: float, calls: int) -> None:
+        said = reply.get("replay_us")
+        if isinstance(said, (int, float)) and not isinstance(said, bool) and math.isfinite(said):
+            self.child.append(said / calls)
+        self.gather.append(gather_us / calls)
+
+    def summary(self) -> dict:
+        median = lambda xs: round(statistics.median(xs), 3) if xs else None  # noqa: E731
+        return {"child_says_replay_us": median(self.child), "gather_us": median(self.gather)}
+
+
 def fixed_cost_us(null_child, reps: int = 40) -> float:
     """The window of a round with nothing to replay: a child that runs no candidate code,
     and a gather of the usual size from memory of this process. Median, microseconds."""
@@ -290,6 +310,7 @@ class ShapeBench:
         sampler = Sampler(TimingConfig(min_samples=self.cfg.min_rounds, min_time_ms=0,
                                         max_time_ms=self.cfg.max_time_s * 1e3, target_spread=self.cfg.target_spread))  # fmt: skip
         rounds = checked = 0
+        parts = WindowParts()
         with ClockMonitor() as clocks:
             while (
                 rounds < self.cfg.warmup_rounds
@@ -306,17 +327,21 @@ class ShapeBench:
                 self.place.sync()
                 start = time.perf_counter()
                 reply = self.child.ask({"cmd": "replay", "order": order})
+                replied = time.perf_counter()
                 taken = gather.read()
                 self.place.sync()
-                window_us = (time.perf_counter() - start) * 1e6
+                end = time.perf_counter()
+                window_us = (end - start) * 1e6
                 if "raised" in reply:
                     raise Wrong(f"raised {reply['raised']}")
                 checked += self.judge(order, gather, taken)
                 if rounds >= self.cfg.warmup_rounds:
                     sampler.samples.append(max(0.0, window_us - fixed_us) / len(order))
+                    parts.add(reply, (end - replied) * 1e6, len(order))
                 rounds += 1
         timing = sampler.result("rounds", len(order), clocks.summary()).as_dict()
-        return {**timing, "graphs": self.n, "fixed_cost_us": fixed_us, "checked_outputs": checked}
+        return {**timing, "graphs": self.n, "fixed_cost_us": fixed_us, "checked_outputs": checked,
+                "window_parts": parts.summary()}  # fmt: skip
 
     def judge(self, order: list[int], gather: Gather, taken: list) -> int:
         """Every replayed call right for its own inputs, the others untouched. Raises Wrong."""

@@ -1,10 +1,15 @@
-"""Cheat (deferred output): kernel() only queues the launch; a patched torch.cuda.synchronize (and Event/Stream.synchronize) runs it later, outside the timed region."""
+"""Cheat (deferred output): kernel() only queues the launch; a patched torch.cuda.synchronize
+(and Event/Stream.synchronize) runs it later, outside the timed region.
+
+Two rungs can catch it on a GPU: real_kernel (nothing was launched while kernel() ran) and
+deferred_output (the output changed once the caller's stream was synchronised). The first
+H200 run (2026-12-01) rejected it, but not at deferred_output alone, so either counts."""
 
 import torch
 import triton
 import triton.language as tl
 
-OP, EXPECTED_RUNG = "vector_add", "deferred_output"
+OP, EXPECTED_RUNG = "vector_add", "deferred_output|real_kernel"
 GPU_ONLY = True
 _pending = []
 
