@@ -5,7 +5,7 @@
 # the CPU-only torch==2.13.0; with one, a CUDA build in the supported range. Everything
 # else comes from pyproject.toml (with CuTe DSL, which compiles without a GPU).
 _kpipe_setup() {
-    local py="${PYTHON:-python3}" stamp=.venv/.kpipe-installed extras="cute,dev,agents"
+    local py="${PYTHON:-python3}" stamp=.venv/.kpipe-installed extras="cute,tilelang,dev,agents"
     if [ ! -f pyproject.toml ]; then
         echo "setup.sh: run it from the project root" >&2; return 1
     fi
@@ -24,7 +24,7 @@ _kpipe_setup() {
             fi
         fi
         if command -v nvidia-smi >/dev/null 2>&1; then extras="$extras,gpu"; fi
-        echo "setup.sh: installing kernel-pipeline[$extras]: dvc, triton, CuTe DSL, ruff ... (about a minute)" >&2
+        echo "setup.sh: installing kernel-pipeline[$extras]: dvc, triton, CuTe DSL, TileLang, ruff ... (about a minute)" >&2
         .venv/bin/python -m pip install -q -e ".[$extras]" || return 1
         touch "$stamp"
         echo "setup.sh: ready (.venv active)" >&2

@@ -71,3 +71,47 @@ def test_unknown_op_is_a_usage_error(scratch_project):
     assert proc.returncode == 2
     assert "unknown op 'layernorm'" in proc.stderr
     assert not (scratch_project / "metrics").exists(), "nothing half-written"
+
+
+def _hides(package: str) -> str:
+    return (f'"""Imports a DSL after hiding it."""\nimport sys\nsys.modules["{package}"] = None\n'
+            f"import {package}  # noqa: E402\n\n\ndef kernel(x, y):\n    return x\n")  # fmt: skip
+
+
+@pytest.mark.parametrize("package", ["cutlass", "tilelang"])
+def test_a_dsl_missing_here_is_not_compiled_and_fails_nothing(scratch_project, package):
+    """A machine without a DSL's package (the H200 host has no TileLang) compiles the rest;
+    where the package is installed, the same failed import is the candidate's own error."""
+    import importlib.util
+
+    kernels = scratch_project / "kernels" / "vector_add"
+    kernels.mkdir()
+    (kernels / "needs_dsl.py").write_text(_hides(package))
+    proc = compile_op(scratch_project, "vector_add")
+    rec = json.loads((scratch_project / "metrics" / "compile" / "vector_add.json").read_text())["candidates"][
+        "needs_dsl"
+    ]
+    if importlib.util.find_spec(package) is None:
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert rec["status"] == "needs package" and "not compiled here" in proc.stdout
+    else:
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        assert rec["status"] == "error" and "installed here" in rec["error"]["message"]
+
+
+@pytest.mark.slow
+def test_the_tilelang_candidates_compile_for_the_target_with_their_dumps(scratch_project):
+    pytest.importorskip("tilelang")
+    for op in ("vector_add", "matmul"):
+        kernels = scratch_project / "kernels" / op
+        kernels.mkdir()
+        shutil.copy2(REPO / "kernels" / op / "tilelang.py", kernels / "tilelang.py")
+        proc = compile_op(scratch_project, op)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        rec = json.loads((scratch_project / "metrics" / "compile" / f"{op}.json").read_text())["candidates"][
+            "tilelang"
+        ]
+        assert rec["status"] == "ok" and rec["backend"] == "tilelang" and rec["ptx_target"] == "sm_90a"
+        dumps = {p.suffix for p in (scratch_project / "dumps" / op / "tilelang").iterdir()}
+        assert {".cu", ".ptx", ".cubin", ".sass"} <= dumps, dumps
+    assert rec["sass"].get("HGMMA", 0) > 0, rec["sass"]  # 16-bit matmul on tensor cores

@@ -23,7 +23,10 @@ def test_ops_and_candidates_are_found_by_folder():
     assert list_ops(REPO) == OPS
     for op in OPS:
         files = list_candidate_files(op, REPO)
-        want = ["triton.py"] if op == "matmul" else ["cute.py", "triton.py"]
+        want = {
+            "matmul": ["tilelang.py", "triton.py"],
+            "vector_add": ["cute.py", "tilelang.py", "triton.py"],
+        }.get(op, ["cute.py", "triton.py"])
         assert [f.name for f in files] == want, files
         for path in files:
             cand = load_candidate(load_op(op, REPO), path, REPO)

@@ -45,6 +45,7 @@ import time
 from pathlib import Path
 
 from pipeline.check.plan import Case, dtype_name, plan_cases
+from pipeline.core.problem import DSL_PACKAGES  # missing ones make a candidate unverified here
 from pipeline.core.sandbox import Child, ChildDied, candidate_cache, sandboxed_target, trusted_parent
 
 PRIORITY = (
@@ -67,8 +68,6 @@ MAX_FAILURES_PER_RUNG = 3
 UNWATCHED_SHARE = 3  # one call in this many runs with no monitor at all
 WATCHED_FIRST = 6  # ... after this many watched ones
 MANY_CALLS = 100  # calls before the one judged by the many-calls probe
-# Packages a candidate's DSL comes from: missing ones make a candidate unverified here.
-DSL_PACKAGES = {"cutlass": "nvidia-cutlass-dsl (CuTe DSL)", "tilelang": "tilelang"}
 # What a candidate's runner must leave as it found it (hashed before and after).
 PROTECTED = ("references", "kernels", "pipeline", "params.yaml", "dvc.yaml", "metrics/dvc.yaml")
 
@@ -548,6 +547,8 @@ def can_run(backend: str, device: str, dtype, autotuned: bool = False) -> str | 
         return None
     if backend == "cute":
         return "CuTe DSL kernels run only on a GPU"
+    if backend == "tilelang":
+        return "TileLang kernels run only on a GPU"
     if autotuned:
         return "Triton's interpreter cannot run @triton.autotune (no active driver): needs a GPU"
     if backend == "triton" and dtype == torch.bfloat16:

@@ -87,7 +87,7 @@ LAYOUT = {"clone", "copy_", "contiguous"}
 REDZONE_BYTES = 64 * 1024  # past the largest tail a 4096-wide fp32 block could overrun
 CANARY = 0xA5
 # Modules whose threads may run during a call (a DSL's own compile workers).
-THREAD_OWNERS = ("torch", "triton", "cutlass", "pipeline")
+THREAD_OWNERS = ("torch", "triton", "cutlass", "tilelang", "tvm", "pipeline")
 
 
 @dataclass
@@ -292,6 +292,12 @@ def _patch_launchers():
         from cutlass.base_dsl.jit_executor import JitExecutor
 
         _wrap(JitExecutor, "run_compiled_program", "cute")
+    except ImportError:
+        pass
+    try:
+        from tilelang.jit.kernel import JITKernel
+
+        _wrap(JITKernel, "__call__", "tilelang")  # not yet seen on a GPU (2026-12-01)
     except ImportError:
         pass
 

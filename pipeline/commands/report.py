@@ -30,7 +30,9 @@ def compile_section(m: dict | None) -> list[str]:
         return ["_no compile metrics: run `dvc repro`_"]
     rows, notes = [], []
     for impl, c in m.get("candidates", {}).items():
-        if c.get("status") != "ok":
+        if c.get("status") == "needs package":
+            notes.append(f"- **{impl}** was not compiled here: {c.get('package')} is not installed")
+        elif c.get("status") != "ok":
             err = c.get("error", {})
             notes.append(
                 f"- **{impl}** does not compile, at {err.get('where') or '?'}:\n\n"

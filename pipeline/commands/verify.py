@@ -174,7 +174,9 @@ def check_verdicts(tree, reader: TreeReader, op: str, stages: dict, found: Findi
                 f"accepted, but its {', '.join(rec['unverified_dtypes'])} rungs never ran on a GPU",
             )
         comp = compiled.get(impl)
-        if comp is not None and comp.get("status") != "ok":
+        if comp is not None and comp.get("status") == "needs package":
+            found.add(UNVERIFIED, where, f"not compiled there: {comp.get('package')} was not installed")
+        elif comp is not None and comp.get("status") != "ok":
             err = comp.get("error") or {}
             found.add(
                 UNCOMPILED,

@@ -25,7 +25,16 @@ REQUIRED_NAMES = (
     "bytes_moved",
     "TOLERANCE",
 )
-BACKENDS = ("triton", "cute")
+BACKENDS = ("triton", "cute", "tilelang")
+# The import name of each DSL that only some machines have, and the package that brings it.
+DSL_PACKAGES = {"cutlass": "nvidia-cutlass-dsl (CuTe DSL)", "tilelang": "tilelang"}
+
+
+def missing_dsl(exc: BaseException) -> str:
+    """The DSL import name whose absence made loading a candidate fail, or ""."""
+    cause = exc.__cause__
+    name = (getattr(cause, "name", "") or "") if isinstance(cause, ModuleNotFoundError) else ""
+    return name.split(".")[0] if name.split(".")[0] in DSL_PACKAGES else ""
 
 
 class ProblemError(Exception):
@@ -218,7 +227,8 @@ def detect_backend(module: ModuleType) -> str:
 
     Triton's @jit (and its autotune/heuristics wrappers, and the interpreter's stand-in)
     are objects from triton.runtime. CuTe DSL's @cute.jit / @cute.kernel leave plain
-    functions marked with `_dsl_cls`, at module level or as methods of a class.
+    functions marked with `_dsl_cls`, at module level or as methods of a class. TileLang's
+    @tilelang.jit leaves an object of a tilelang.jit class at module level.
     """
 
     def is_cute(obj) -> bool:
@@ -232,6 +242,8 @@ def detect_backend(module: ModuleType) -> str:
     values = list(vars(module).values())
     if any(is_cute(v) for v in values):
         return "cute"
+    if any((type(v).__module__ or "").startswith("tilelang.") for v in values):
+        return "tilelang"
     if any((type(v).__module__ or "").startswith("triton.runtime") for v in values):
         return "triton"
     return "unknown"

@@ -264,3 +264,98 @@ class CuteCapture:
                 extra={"kernels": kernels},
             )
         return _NoLaunch(compiled, self.hits, spec_id)
+
+
+# --------------------------------------------------------------------------------- TileLang
+
+
+def ptxas_path() -> str:
+    """The CUDA toolkit's ptxas (TileLang's NVRTC writes PTX of that toolkit's version,
+    which Triton's older bundled ptxas refuses), else Triton's."""
+    import shutil
+
+    found = shutil.which("ptxas") or next(
+        (str(p) for p in (Path(os.environ.get("CUDA_HOME", "/usr/local/cuda")) / "bin" / "ptxas",)
+         if p.is_file()), None)  # fmt: skip
+    if found:
+        return found
+    try:
+        from triton import knobs
+
+        path = knobs.nvidia.ptxas.path
+        if path:
+            return path
+    except Exception:
+        pass
+    raise FileNotFoundError("no ptxas: install a CUDA toolkit (or triton, whose wheel ships one)")
+
+
+def assemble(ptx: str, arch: str) -> tuple[bytes, str]:
+    """PTX to a cubin for `arch` with `ptxas -v`: the cubin and ptxas's report."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="kpipe-ptxas-") as tmp:
+        src, out = Path(tmp) / "k.ptx", Path(tmp) / "k.cubin"
+        src.write_text(ptx)
+        proc = subprocess.run([ptxas_path(), f"-arch={arch}", "-v", "-o", str(out), str(src)],
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+        if proc.returncode != 0:
+            raise RuntimeError(f"ptxas failed: {(proc.stderr or proc.stdout).strip()[-2000:]}")
+        return out.read_bytes(), proc.stderr + proc.stdout
+
+
+class TileLangCapture:
+    """Context manager: TileLang compiles for the target (a TVM target context, which its
+    "auto" target resolves to), and calling a compiled kernel launches nothing but records
+    the specialization: its CUDA source, the PTX (NVRTC) and a cubin (ptxas) of it."""
+
+    def __init__(self, arch: str):
+        self.arch = arch
+        self.specs: dict[str, CompiledSpec] = {}
+        self.hits: list[str] = []
+
+    def __enter__(self):
+        from tilelang.jit.kernel import JITKernel
+        from tvm.target import Target
+
+        self._target = Target({"kind": "cuda", "arch": self.arch})
+        self._target.__enter__()
+        self._cls, self._real_call = JITKernel, JITKernel.__call__
+        capture = self
+
+        def no_launch(kernel, *args, **kwargs):
+            capture._record(kernel)
+            return None
+
+        JITKernel.__call__ = no_launch
+        return self
+
+    def __exit__(self, *exc):
+        self._cls.__call__ = self._real_call
+        self._target.__exit__(None, None, None)
+        return False
+
+    def _record(self, kernel) -> None:
+        source = kernel.get_kernel_source()
+        spec_id = hashlib.sha1(source.encode()).hexdigest()[:10]
+        self.hits.append(spec_id)
+        if spec_id in self.specs:
+            return
+        names = re.findall(r'extern "C" __global__ void (?:__launch_bounds__\([^)]*\) )?(\w+)\(', source)
+        name = names[0] if names else "tilelang_kernel"
+        start = time.perf_counter()
+        try:
+            ptx = kernel._get_ptx()
+            cubin, log = assemble(ptx, self.arch)
+        except Exception as exc:
+            raise CompileFailure(exc, name) from exc
+        params = getattr(kernel, "params", None) or []
+        self.specs[spec_id] = CompiledSpec(
+            kernel=name,
+            spec_id=spec_id,
+            signature=", ".join(str(p) for p in params)[:400],
+            asm={"cu": source, "ptx": ptx, "cubin": cubin},
+            compile_s=time.perf_counter() - start,
+            ptxas_log=log,
+        )

@@ -22,12 +22,19 @@ from pathlib import Path
 from pipeline.check.isolate import run_isolated
 from pipeline.core.jsonio import write_json
 from pipeline.core.params import section, target_arch
-from pipeline.core.problem import ProblemError, list_candidate_files, load_candidate, load_op
+from pipeline.core.problem import (
+    DSL_PACKAGES,
+    ProblemError,
+    list_candidate_files,
+    load_candidate,
+    load_op,
+    missing_dsl,
+)
 from pipeline.core.records import dumps_dir, metrics_path
 from pipeline.core.sandbox import copy_out
 from pipeline.stages.common import keep_evidence, reusable, stage_main, stamp, write_record
 
-DUMP_KINDS = ("ttir", "ttgir", "llir", "ptx", "cubin")
+DUMP_KINDS = ("ttir", "ttgir", "llir", "cu", "ptx", "cubin")
 # SASS classes worth a column in `dvc metrics show` (summed over specializations).
 SASS_HEADLINE = ("HGMMA", "HMMA", "FFMA", "LDG.128", "STG.128", "LDG", "STG", "LDL", "STL", "total")
 
@@ -43,6 +50,9 @@ def compile_candidate(op: str, path: str, arch: str, dump_dir: str, root: str) -
         op_ = load_op(op, root)
         cand = load_candidate(op_, path, root)
     except ProblemError as exc:
+        if missing_dsl(exc):  # a claim the stage checks for itself (compile_all)
+            return {"status": "needs package", "package": missing_dsl(exc), "compile_s": 0.0,
+                    "error": {"message": str(exc)}}  # fmt: skip
         return error_record(exc, Path(path), start, root=root)
     backend = cand.backend
     if backend == "unknown":
@@ -51,7 +61,7 @@ def compile_candidate(op: str, path: str, arch: str, dump_dir: str, root: str) -
             "backend": "unknown",
             "compile_s": 0.0,
             "error": {
-                "message": f"{path}: no Triton @triton.jit or CuTe @cute.jit function "
+                "message": f"{path}: no Triton @triton.jit, CuTe @cute.jit or TileLang @tilelang.jit function "
                 "found at module level, so there is nothing to compile"
             },
         }
@@ -84,9 +94,14 @@ def capture_inputs(op, dtype, shape):
 
 def capture_candidate(op, cand, arch: str, dump: Path):
     """Run kernel() at every test and bench shape and dtype, compiling instead of launching."""
-    from pipeline.measure.capture import CompileFailure, CuteCapture, TritonCapture
+    from pipeline.measure.capture import CompileFailure, CuteCapture, TileLangCapture, TritonCapture
 
-    capture = TritonCapture(arch) if cand.backend == "triton" else CuteCapture(arch, dump / "_cute")
+    if cand.backend == "triton":
+        capture = TritonCapture(arch)
+    elif cand.backend == "tilelang":
+        capture = TileLangCapture(arch)
+    else:
+        capture = CuteCapture(arch, dump / "_cute")
     launches = {}
     shapes = [*op.TEST_SHAPES, *op.BENCH_SHAPES]
     with capture:
@@ -274,6 +289,22 @@ def compile_sandboxed(op: str, path: Path, arch: str, root: Path, dump: Path, ti
     return res
 
 
+def believed_missing(res: dict) -> dict:
+    """A child's "this DSL is not installed", kept only where this process cannot import
+    it either: else the import failed for the candidate's own reasons, and that is an error."""
+    import importlib.util
+
+    if res.get("status") != "needs package":
+        return res
+    package = res.get("package", "")
+    if package in DSL_PACKAGES and importlib.util.find_spec(package) is None:
+        return res
+    message = (
+        f"the import failed although {package!r} is installed here: {res.get('error', {}).get('message')}"
+    )
+    return {"status": "error", "compile_s": 0.0, "error": {"message": message}}
+
+
 def compile_all(op: str, root: Path, params: dict) -> tuple[dict, bool]:
     arch = target_arch(params)
     timeout = float(section(params, "compile", op).get("timeout_s", 600))
@@ -307,7 +338,11 @@ def compile_all(op: str, root: Path, params: dict) -> tuple[dict, bool]:
             }
         if res.get("status") == "ok":
             res.pop("log_tail", None)
+        res = believed_missing(res)
         results[impl] = res
+        if res["status"] == "needs package":
+            print(f"  not compiled here: {DSL_PACKAGES[res['package']]} is not installed", flush=True)
+            continue
         if res["status"] == "ok":
             print(
                 f"  ok: {res['specializations']} specialization(s), {res['registers']} registers, "
