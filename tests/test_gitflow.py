@@ -40,8 +40,11 @@ def project(tmp_path_factory):
         )
     )
     assert "ops:\n- vector_add\n\n" in params.read_text()
-    for cute in (root / "kernels" / "vector_add").glob("cute*.py"):
-        cute.unlink()  # Triton only: a CuTe kernel adds a minute and is never verified on a CPU
+    for other in [
+        *(root / "kernels" / "vector_add").glob("cute*.py"),
+        *(root / "kernels" / "vector_add").glob("tilelang*.py"),
+    ]:
+        other.unlink()  # Triton only: a CuTe or TileLang kernel adds a minute and is never verified on a CPU
     shutil.copy2(REPO / ".pre-commit-config.yaml", root)
     shutil.copy2(REPO / "pyproject.toml", root)  # the ruff hooks read the project's settings
     (root / ".gitignore").write_text("__pycache__/\n/plots/*/*.png\n")
@@ -118,13 +121,15 @@ def test_no_verify_commit_of_the_wrong_kernel_is_caught_by_verify(project):
 def test_history_shows_the_versions(project):
     proc = kpipe(project, "history", "vector_add")
     assert proc.returncode == 0, proc.stderr
-    rows = [
-        line for line in proc.stdout.splitlines() if " v1: " in line or " v2: " in line or " v3: " in line
-    ]
-    assert len(rows) == 3
+    triton, version = {}, None  # the triton row of each version (a version's first row names it)
+    for line in proc.stdout.splitlines():
+        version = next((v for v in ("v1", "v2", "v3") if f" {v}: " in line), version)
+        if version and " triton " in line:
+            triton[version] = line
+    assert sorted(triton) == ["v1", "v2", "v3"], proc.stdout
     # v3 went in with --no-verify: its metrics are v2's, and history says so
-    assert "yes (stale)" in rows[0] and " yes " in rows[1] and " yes " in rows[2]
-    assert "no GPU" in rows[1]
+    assert "yes (stale)" in triton["v3"] and " yes " in triton["v2"] and " yes " in triton["v1"], proc.stdout
+    assert "no GPU" in triton["v2"]
 
 
 def test_dvc_exp_show_shows_the_key_metrics(project):

@@ -5,6 +5,7 @@ skips work, computes other calls' outputs, writes its inputs or hands out one bu
 is caught. (The real child and CUDA's memory handles need a GPU: tests marked gpu.)"""
 
 import itertools
+import time
 
 import pytest
 import torch
@@ -89,6 +90,10 @@ class FakeChild:
         self.calls += 1
         self.outputs[i].copy_(self.kernel(*self.inputs[i]))
 
+    def background(self):
+        """What a thread of the child's does whenever it gets to run (here: whenever the
+        bench waits for the device). An honest child has none."""
+
 
 class RemembersBuffers(FakeChild):
     """Computes each graph once and replays nothing: a cache keyed on where the inputs are."""
@@ -120,11 +125,53 @@ class OneBuffer(FakeChild):
         return super().describe(0)
 
 
-def bench(child, n=2**12, **cfg):
+class BusyPlace(CpuPlace):
+    """The CPU stand-in where the child's own thread runs each time the bench waits."""
+
+    def __init__(self, child):
+        self.child = child
+
+    def sync(self):
+        self.child.background()
+
+
+SLOW_S = 0.002  # a call's work in the timing tests: far above the stand-in's own costs
+
+
+class SlowHonest(FakeChild):
+    def replay(self, i):
+        time.sleep(SLOW_S)
+        super().replay(i)
+
+
+class WorksBetweenRounds(FakeChild):
+    """Its replays do nothing: a thread of its own computes each call's output as soon as
+    it sees new inputs, whenever it gets to run. Inputs written where it can read them
+    before a window opens would all be computed before the clock starts."""
+
+    def replay(self, i):
+        self.calls += 1
+
+    def background(self):
+        seen = getattr(self, "seen", {})
+        for i, out in enumerate(self.outputs):
+            now = [t.clone() for t in self.inputs[i]]
+            if i in seen and all(torch.equal(a, b) for a, b in zip(seen[i], now)):
+                continue  # computed already
+            time.sleep(SLOW_S)
+            out.copy_(self.kernel(*self.inputs[i]))
+            seen[i] = now
+        self.seen = seen
+
+
+def bench(child, n=2**12, roof_us=0.01, place=None, **cfg):
     op = load_op("vector_add", REPO)
+    cfg = {"max_calls": 64, **cfg}  # enough calls for subsets, few enough to judge fast on a CPU
     config = RoundsConfig(round_ms=0.05, min_rounds=4, max_rounds=6, warmup_rounds=1, max_time_s=30, samples=64,
                           **cfg)  # fmt: skip
-    return ShapeBench(child, op, {"n": n}, torch.float32, 1234, config, roof_us=0.01, place=CpuPlace())
+    return ShapeBench(
+        child, op, {"n": n}, torch.float32, 1234, config, roof_us=roof_us, place=place or CpuPlace()
+    )
 
 
 def test_honest_calls_are_timed_and_every_replayed_output_is_judged():
@@ -169,3 +216,20 @@ def test_rounds_are_sized_by_the_roofline_and_the_memory():
     assert sorted(choose_order(10, 100.0, rng)) == list(range(10))  # long calls: all of them
     half = choose_order(10, 1.0, rng)
     assert len(half) == 5 and len(set(half)) == 5
+
+
+def test_work_done_between_rounds_is_inside_the_window():
+    """The inputs reach memory the child can read only once the window is open, so a child
+    that computes while the bench is busy elsewhere pays for it in its own window."""
+
+    def median_us(child):
+        b = bench(child, roof_us=100.0, place=BusyPlace(child))  # every call replayed
+        b.setup()
+        try:
+            return b.run(fixed_us=0.0)["median_us"]
+        finally:
+            b.close()
+
+    honest, cheat = median_us(SlowHonest()), median_us(WorksBetweenRounds())
+    assert honest >= 0.9 * SLOW_S * 1e6, honest  # (sleeps overrun under load, never underrun)
+    assert cheat >= 0.9 * SLOW_S * 1e6, (cheat, honest)

@@ -5,20 +5,24 @@ one CUDA graph per call; this process, which never runs candidate code, owns the
 the inputs and the verdict. One round:
 
   1. fresh inputs: every call of the round gets new random contents (make_inputs on a new
-     seed), written by this process into memory it owns and the child has mapped; every
-     output is poisoned (NaN) and the L2 flushed;
-  2. the window: `perf_counter` from the request "replay these graphs, in this order" to
-     the moment a sample of output elements, read by THIS process straight from the
-     child's memory, is back. Work the child defers past its reply is in the window or
-     in the sample (then caught below);
+     seed), made by this process in staging memory of its own that the child cannot see;
+     every output is poisoned (NaN);
+  2. the window: `perf_counter` from the copy of the fresh inputs into the memory the child
+     has mapped (then the L2 flush), through the request "replay these graphs, in this
+     order", to the moment a sample of output elements, read by THIS process straight
+     from the child's memory, is back. The inputs exist where the child can read them only
+     inside the window, so work on them (by a thread or a kernel the child left running)
+     is inside it too; work deferred past the reply is in the window or in the sample
+     (then caught below);
   3. the judgement: every replayed call's output against the reference of its own inputs,
      the sample against the outputs read again later (unchanged), calls not replayed
      still poisoned (no call computed another's), the inputs as they were written.
 
-per call = (window - the fixed cost of an empty window) / calls. The fixed cost is
-measured with a child that runs no candidate code and this process alone, before any
-candidate child exists, so no candidate can inflate what is subtracted; what a
-candidate adds to its own window (a slow reply, a context switch) only makes it slower.
+per call = (window - the fixed cost of an empty window) / calls - the copy of one call's
+inputs. Both are measured before any candidate child exists (the empty window with a
+child that runs no candidate code; the copies by this process alone), so no candidate can
+inflate what is subtracted; what a candidate adds to its own window (a slow reply, work
+beside the copies) only makes it slower.
 Calls are on distinct inputs whose total spans many times the L2; short calls replay a
 random half of their graphs in a random order per round, so a graph that computed
 other calls' outputs too writes over poison and is caught.
@@ -174,21 +178,54 @@ class WindowParts:
 
 
 def fixed_cost_us(null_child, reps: int = 40) -> float:
-    """The window of a round with nothing to replay: a child that runs no candidate code,
-    and a gather of the usual size from memory of this process. Median, microseconds."""
+    """The window of a round with nothing to copy or replay: the L2 flush, a child that runs
+    no candidate code, and a gather of the usual size from memory of this process. Median,
+    microseconds."""
     import torch
 
     segment = torch.zeros(2**24, device="cuda")
     idx = torch.randint(0, segment.numel(), (2048,), device="cuda")
+    flush = torch.empty(2 * CudaPlace().l2_bytes(), dtype=torch.uint8, device="cuda")
     times = []
     for _ in range(reps):
         torch.cuda.synchronize()
         t0 = time.perf_counter()
+        flush.zero_()
+        torch.cuda.synchronize()
         null_child.ask({"cmd": "replay", "order": []})
         segment[idx]
         torch.cuda.synchronize()
         times.append((time.perf_counter() - t0) * 1e6)
     return statistics.median(times)
+
+
+def copy_cost_us(op, shape: dict, dtype, place=None, reps: int = 15, budget_bytes: int = 2**32) -> float:
+    """The window's copy of one call's inputs (staging memory to the memory the child reads),
+    timed by this process alone: per call, microseconds, the median of `reps` copies of up
+    to 16 calls' inputs (within `budget_bytes`), less the wait that ends them (which the
+    empty window holds)."""
+    import torch
+
+    place = place or CudaPlace()
+    first = op.make_inputs(0, place.device, dtype, **shape)
+    per_call = max(1, sum(t.numel() * t.element_size() for t in first))
+    k = max(1, min(16, budget_bytes // (2 * per_call)))
+    src = [first, *(op.make_inputs(s, place.device, dtype, **shape) for s in range(1, k))]
+    dst = [tuple(torch.empty_like(t) for t in inputs) for inputs in src]
+
+    def timed(copy: bool) -> float:
+        place.sync()
+        t0 = time.perf_counter()
+        for targets, sources in zip(dst, src) if copy else ():
+            for a, b in zip(targets, sources):
+                a.copy_(b)
+        place.sync()
+        return (time.perf_counter() - t0) * 1e6
+
+    timed(True)  # first touch of the pages
+    full = statistics.median(timed(True) for _ in range(reps))
+    empty = statistics.median(timed(False) for _ in range(reps))
+    return max(0.0, full - empty) / k
 
 
 class CudaPlace:
@@ -250,14 +287,17 @@ class ShapeBench:
         self.out_shape = tuple(expected.shape)
         sizes = [_padded(t.numel() * t.element_size()) for t in meta]
         out_bytes = expected.numel() * meta[0].element_size()
-        self.n = plan_calls(sum(sizes), out_bytes, self.roof_us, self.cfg, self.place.free_bytes())
+        # inputs twice: the shared memory the child reads, and this process's staging copy
+        self.n = plan_calls(2 * sum(sizes), out_bytes, self.roof_us, self.cfg, self.place.free_bytes())
         self.shared = [Shared(self.n * size) for size in sizes]
         layout = [[{"dtype": str(t.dtype).removeprefix("torch."), "size": list(t.shape),
                     "stride": list(torch.empty(t.shape, device="meta").stride()), "offset": i * size}
                    for t, size in zip(meta, sizes)] for i in range(self.n)]  # fmt: skip
         self.views = [tuple(typed_view(sh.flat, t.dtype, m["size"], m["stride"], m["offset"])
                             for sh, t, m in zip(self.shared, meta, metas)) for metas in layout]  # fmt: skip
+        self.staging = [tuple(torch.empty_like(v) for v in views) for views in self.views]
         self.seeds = [self.refresh(i) for i in range(self.n)]
+        self.publish(range(self.n))  # the capture's warm-up calls read real inputs
         self.place.sync()
         reply = self.child.ask({"cmd": "setup", "handles": [sh.handle for sh in self.shared], "sets": layout,
                                 "warm": 2})  # fmt: skip
@@ -267,12 +307,19 @@ class ShapeBench:
         return time.perf_counter() - start
 
     def refresh(self, i: int) -> int:
+        """Fresh inputs for call i, in this process's staging memory only."""
         seed = self.rng.randrange(2**31)
-        for view, fresh in zip(
-            self.views[i], self.op.make_inputs(seed, self.place.device, self.dtype, **self.shape)
+        for stage, fresh in zip(
+            self.staging[i], self.op.make_inputs(seed, self.place.device, self.dtype, **self.shape)
         ):
-            view.copy_(fresh)
+            stage.copy_(fresh)
         return seed
+
+    def publish(self, calls) -> None:
+        """The staged inputs of `calls` into the memory the child reads (the window's copies)."""
+        for i in calls:
+            for view, stage in zip(self.views[i], self.staging[i]):
+                view.copy_(stage)
 
     def map_outputs(self, described) -> None:
         memory = self.place.memory
@@ -300,7 +347,9 @@ class ShapeBench:
             raise Wrong(f"calls {clash[0]} and {clash[1]} returned the same memory (a reused output buffer)")
 
     # ---------------------------------------------------------------- rounds
-    def run(self, fixed_us: float) -> dict:
+    def run(self, fixed_us: float, copy_us: float = 0.0) -> dict:
+        """Rounds until the median is steady. `fixed_us`: the empty window; `copy_us`: the
+        window's copy of one call's inputs (both measured before any candidate child)."""
         import torch
 
         from pipeline.measure.timing import ClockMonitor, Sampler, TimingConfig
@@ -322,10 +371,12 @@ class ShapeBench:
                     self.seeds[i] = self.refresh(i)
                 for out in self.outputs:
                     out.view.fill_(float("nan"))
-                flush.zero_()
                 gather = Gather(self.outputs, order, self.cfg.samples, gen)
                 self.place.sync()
                 start = time.perf_counter()
+                self.publish(order)
+                flush.zero_()  # the copies leave the inputs in L2: out again
+                self.place.sync()
                 reply = self.child.ask({"cmd": "replay", "order": order})
                 replied = time.perf_counter()
                 taken = gather.read()
@@ -336,11 +387,12 @@ class ShapeBench:
                     raise Wrong(f"raised {reply['raised']}")
                 checked += self.judge(order, gather, taken)
                 if rounds >= self.cfg.warmup_rounds:
-                    sampler.samples.append(max(0.0, window_us - fixed_us) / len(order))
+                    sampler.samples.append(max(0.0, (window_us - fixed_us) / len(order) - copy_us))
                     parts.add(reply, (end - replied) * 1e6, len(order))
                 rounds += 1
         timing = sampler.result("rounds", len(order), clocks.summary()).as_dict()
-        return {**timing, "graphs": self.n, "fixed_cost_us": fixed_us, "checked_outputs": checked,
+        return {**timing, "graphs": self.n, "fixed_cost_us": fixed_us, "copy_cost_us": copy_us,
+                "checked_outputs": checked,
                 "window_parts": parts.summary()}  # fmt: skip
 
     def judge(self, order: list[int], gather: Gather, taken: list) -> int:
@@ -369,7 +421,7 @@ class ShapeBench:
 
     def close(self) -> None:
         """Our mappings of the child's memory go first, then the child lets go of ours."""
-        self.outputs, self.views = [], []
+        self.outputs, self.views, self.staging = [], [], []
         for m in self.mapped.values():
             m.close()
         self.mapped = {}

@@ -76,9 +76,10 @@ def roofline_us(op, shape: dict, dtype, ceilings: dict) -> float:
 
 
 def time_child(hello: dict, cache, op, shapes: list[dict], dtype, seed: int, cfg, ceilings, target, fixed_us,
-               timeout_s: float, label: str) -> dict:  # fmt: skip
+               timeout_s: float, label: str, copy_us: dict | None = None) -> dict:  # fmt: skip
     """Every shape of one candidate or baseline, timed by rounds from this process; the code
-    under test runs in a locked-down child (pipeline/measure/bench_runner.py)."""
+    under test runs in a locked-down child (pipeline/measure/bench_runner.py). `copy_us`:
+    each shape's copy of one call's inputs (measure_copy_costs, before any child)."""
     import tempfile
 
     from pipeline.core.sandbox import Child, ChildDied
@@ -105,7 +106,8 @@ def time_child(hello: dict, cache, op, shapes: list[dict], dtype, seed: int, cfg
                     )
                     try:
                         setup_s = bench.setup()
-                        rec = judge_timing(op, shape, dtype, bench.run(fixed_us), ceilings, target)
+                        copies = (copy_us or {}).get(shape_label(shape), 0.0)
+                        rec = judge_timing(op, shape, dtype, bench.run(fixed_us, copies), ceilings, target)
                         rec["setup_s"] = round(setup_s, 2)
                     except Wrong as exc:  # the candidate's doing
                         rec = {"status": "failed", "reason": str(exc)}
@@ -157,6 +159,14 @@ def measure_fixed_cost(timeout_s: float) -> float:
             child.close()
 
 
+def measure_copy_costs(op, shapes: list[dict], dtype) -> dict:
+    """Per shape, the window's copy of one call's inputs, timed by this process while no
+    child exists (pipeline/measure/rounds.py: copy_cost_us)."""
+    from pipeline.measure.rounds import copy_cost_us
+
+    return {shape_label(shape): copy_cost_us(op, shape, dtype) for shape in shapes}
+
+
 def bench_all(op_name: str, root: Path, params: dict) -> dict:
     import secrets
 
@@ -187,8 +197,10 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
     shapes = op.BENCH_SHAPES
     timeout = float(sec.get("timeout_s", 1800))
     fixed_us = measure_fixed_cost(timeout)
+    copy_us = measure_copy_costs(op, shapes, dtype)
     print(f"bench {op_name} {sec.get('dtype', 'bfloat16')} at {', '.join(map(shape_label, shapes))}, seed {seed}, "
-          f"empty window {fixed_us:.1f} us:", flush=True)  # fmt: skip
+          f"empty window {fixed_us:.1f} us, input copies {', '.join(f'{v:.1f}' for v in copy_us.values())} us "
+          "per call:", flush=True)  # fmt: skip
     baselines = reusable_baselines(root, op_name, params)
     for name in BASELINES:
         if name in baselines:
@@ -199,7 +211,7 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
         else:
             baselines[name] = time_child({"baseline": name, "op": op_name, "root": str(root)},
                                          candidate_cache(None, f"baseline {name} {op_name}"), op, shapes, dtype, seed,
-                                         cfg, ceilings, target, fixed_us, timeout, f"baseline {name}")  # fmt: skip
+                                         cfg, ceilings, target, fixed_us, timeout, f"baseline {name}", copy_us)  # fmt: skip
     kept = reusable(
         root / metrics_path("bench", op_name), "bench", op_name, root, params, [p.stem for p in accepted]
     )
@@ -210,7 +222,7 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
             results[p.stem] = kept[p.stem]
         else:
             results[p.stem] = time_child({"path": str(p)}, candidate_cache(p, "cuda"), op, shapes, dtype, seed, cfg,
-                                         ceilings, target, fixed_us, timeout, p.stem)  # fmt: skip
+                                         ceilings, target, fixed_us, timeout, p.stem, copy_us)  # fmt: skip
     peers = {}
     for name in sec.get("peers") or []:  # other people's kernels, timed by the same clock
         wrapper = root / "peers" / op_name / f"{name}.py"
@@ -219,7 +231,7 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
                                       for s in shapes}}  # fmt: skip
             continue
         peers[name] = time_child({"path": str(wrapper)}, candidate_cache(wrapper, "cuda"), op, shapes, dtype, seed,
-                                 cfg, ceilings, target, fixed_us, timeout, f"peer {name}")  # fmt: skip
+                                 cfg, ceilings, target, fixed_us, timeout, f"peer {name}", copy_us)  # fmt: skip
     headline = shape_label(shapes[-1])
     for path in accepted:
         res = results[path.stem]
@@ -254,6 +266,7 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
         "seed": seed,
         "method": "rounds: timed from the stage's own process (pipeline/measure/rounds.py)",
         "empty_window_us": fixed_us,
+        "input_copy_us": copy_us,
         "ceilings": {k: v for k, v in ceilings.items() if not isinstance(v, dict)},
         "candidates": results,
         "baselines": baselines,
