@@ -191,3 +191,25 @@ def test_correct_kernels_are_never_rejected(path):
     assert proc.returncode in (0, 4)
     if "autotune" not in path.stem:
         assert proc.returncode == 0, verdict["reason"]
+
+
+@pytest.mark.slow
+def test_tilelang_runs_on_a_cpu_through_its_c_target(tmp_path):
+    """What TileLang's C target can build is judged on a CPU: the shipped vector_add is
+    accepted (bf16 unverified), the same kernel subtracting is rejected, and a kernel the
+    C target cannot build (tensor cores, TMA) is unverified, never rejected."""
+    pytest.importorskip("tilelang")
+    good = REPO / "kernels" / "vector_add" / "tilelang.py"
+    verdict = json.loads(kpipe("check", "vector_add", str(good), "--json").stdout)
+    assert verdict["verdict"] == "accepted" and verdict["unverified_dtypes"] == ["bfloat16"], verdict[
+        "reason"
+    ]
+    wrong = tmp_path / "subtracts.py"
+    text = good.read_text()
+    assert "x[bx * BLOCK + i] + y[" in text
+    wrong.write_text(text.replace("x[bx * BLOCK + i] + y[", "x[bx * BLOCK + i] - y["))
+    proc = kpipe("check", "vector_add", str(wrong), "--json")
+    assert proc.returncode == 1 and json.loads(proc.stdout)["reason"].startswith("accuracy"), proc.stdout
+    proc = kpipe("check", "matmul", str(REPO / "kernels" / "matmul" / "tilelang.py"), "--json")
+    assert proc.returncode == 4, proc.stdout
+    assert "C target" in json.dumps(json.loads(proc.stdout)["rungs"])

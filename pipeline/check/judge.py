@@ -124,6 +124,7 @@ def runner(device: str, scratch: Path, timeout_s: float, path: str, bare: bool =
     env = {}
     if device == "cpu":
         env["TRITON_INTERPRET"] = "1"  # Triton kernels run on the CPU through its interpreter
+        env["TILELANG_DEFAULT_TARGET"] = "c"  # TileLang's, where they build for its C target
         env["OMP_NUM_THREADS"] = "1"  # judge and runner take turns: one thread each is faster
     cache = candidate_cache(Path(path), salt=device)
     if bare:
@@ -547,8 +548,8 @@ def can_run(backend: str, device: str, dtype, autotuned: bool = False) -> str | 
         return None
     if backend == "cute":
         return "CuTe DSL kernels run only on a GPU"
-    if backend == "tilelang":
-        return "TileLang kernels run only on a GPU"
+    if backend == "tilelang" and dtype == torch.bfloat16:
+        return "TileLang's C target (what runs it on a CPU) has no bf16: needs a GPU"
     if autotuned:
         return "Triton's interpreter cannot run @triton.autotune (no active driver): needs a GPU"
     if backend == "triton" and dtype == torch.bfloat16:
@@ -640,6 +641,8 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
             rungs.needs_gpu(case.rung, why)
         else:
             runnable.append(case)
+    if loaded["backend"] == "tilelang" and device == "cpu":
+        runnable = buildable_on_the_c_target(checker, runnable, rungs)
     first = [c for c in runnable if c.dtype == runnable[0].dtype] if runnable else []
     largest = [c for c in first if c.family == "test_shapes" and c.shape == op.TEST_SHAPES[-1]]
     odd = [c for c in first if c.family == "random_shapes"]
@@ -671,6 +674,26 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
         for finish in bare:  # collected last, judged only if nothing has decided the verdict yet
             finish(judge=completed)
     return loaded["backend"]
+
+
+def buildable_on_the_c_target(checker: Checker, cases: list, rungs: Rungs) -> list:
+    """TileLang on a CPU: its C target builds elementwise kernels, not shared memory, tensor
+    cores or TMA. One unwatched call per dtype; where TileLang itself (or TVM under it)
+    raises, that dtype's cases need a GPU. The runner names the module that raised: a
+    claim that can only turn a rejection into "unverified", never into accepted."""
+    keep, refused = [], {}
+    for case in cases:
+        if case.dtype not in refused:
+            reply = checker.call(case.inputs(checker.device), watch=False)
+            failed = "raised" in reply and str(reply.get("raised_in", "")).startswith(("tvm", "tilelang"))
+            refused[case.dtype] = reply["raised"] if failed else None
+        if refused[case.dtype]:
+            rungs.needs_gpu(
+                case.rung, f"TileLang cannot build it for its C target (CPU): {refused[case.dtype][:200]}"
+            )
+        else:
+            keep.append(case)
+    return keep
 
 
 def verdict(rungs: Rungs, device: str, secret: int, start: float, backend: str | None = None) -> dict:

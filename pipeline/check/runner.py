@@ -174,6 +174,7 @@ def serve(conn: Connection, hello: dict) -> None:
             text = str(exc).strip()
             reply = {
                 "raised": f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}",
+                "raised_in": type(exc).__module__ or "",
                 "cuda": "CUDA" in text or "cuda" in type(exc).__name__.lower(),
                 "trace": traceback.format_exc(limit=-4),
             }
