@@ -7,8 +7,9 @@ capability drop with one capability kept. Prints one JSON line per variant.
 
     PYTHONPATH=. python benchmarks/sandbox_probe.py [--out FILE] [--replay]   (root, GPU host)
 
---replay times one CUDA graph replay of a 64 MB add instead, with its input in the child's
-own memory or mapped from this process through CUDA IPC (the bench's way), walls or none.
+--replay times CUDA graph replays of a 4 MB add instead (per replay, by the child's clock and
+by CUDA events), all graphs on one input or each on its own (the bench's way), the input in
+the child's own memory or mapped from this process through CUDA IPC, walls or none.
 """
 
 import argparse
@@ -64,28 +65,38 @@ if v.get("torch"):
         out["torch"] = float(torch.ones(4, device="cuda").sum())
     except Exception as exc:
         out["torch"] = f"{type(exc).__name__}: {exc}"[:300]
-if v.get("replay"):  # the cost of one CUDA graph replay of a tiny kernel, in microseconds
+if v.get("replay"):  # graph replays of a 4 MB add, the bench's way or not, timed two ways
     import time, torch
-    x = torch.zeros(2**24, device="cuda")
+    n, elems = v.get("graphs", 256), 2**20
+    total = elems * (n if v.get("distinct") else 1)  # distinct: one input per graph, as the bench
+    x = torch.zeros(total, device="cuda")
     if v.get("ipc"):  # the input lives in the probe's own memory, mapped here as the bench does
         from pipeline.measure.gpu_memory import Mapped, typed_view
         mapped = Mapped(bytes.fromhex(v["ipc"]))
-        x = typed_view(mapped.flat, torch.float32, [2**24], [1], 0)
-    graphs = []
-    for _ in range(256):
+        x = typed_view(mapped.flat, torch.float32, [total], [1], 0)
+    graphs, outs, pool = [], [], None
+    for i in range(n):
+        xi = x[i * elems:(i + 1) * elems] if v.get("distinct") else x
         g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g):
-            y = x + 1
+        with torch.cuda.graph(g, pool=pool):
+            outs.append(xi + 1)
+        pool = g.pool()
         graphs.append(g)
-    per = []
+    flush = torch.empty(2**27, dtype=torch.uint8, device="cuda")
+    wall, gpu = [], []
     for _ in range(5):
+        flush.zero_()
         torch.cuda.synchronize()
+        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         t0 = time.perf_counter()
+        e0.record()
         for g in graphs:
             g.replay()
+        e1.record()
         torch.cuda.synchronize()
-        per.append((time.perf_counter() - t0) * 1e6 / len(graphs))
-    out["replay_us"] = sorted(per)[2]
+        wall.append((time.perf_counter() - t0) * 1e6 / n)
+        gpu.append(e0.elapsed_time(e1) * 1e3 / n)
+    out["replay_us"], out["gpu_us"] = sorted(wall)[2], sorted(gpu)[2]
 print(json.dumps(out))
 """
 
@@ -121,13 +132,17 @@ def main() -> None:
         own = [scratch, "/proc/{pid}"]
         from pipeline.measure.gpu_memory import Shared
 
-        shared = Shared(4 * 2**24)  # kept alive while the children map it
+        shared = Shared(4 * 2**20 * 512)  # kept alive while the children map it
         shared.flat.zero_()
+        ipc = shared.handle.hex()
         for variant in [
             {},
-            {"ipc": shared.handle.hex()},
-            {"full": own},
-            {"full": own, "ipc": shared.handle.hex()},
+            {"ipc": ipc},
+            {"distinct": True},
+            {"distinct": True, "ipc": ipc},
+            {"distinct": True, "graphs": 512},
+            {"distinct": True, "graphs": 512, "ipc": ipc},
+            {"full": own, "distinct": True, "graphs": 512, "ipc": ipc},
         ]:
             show(probe({**variant, "replay": True}))
         return

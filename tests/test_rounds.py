@@ -12,7 +12,7 @@ import torch
 
 from pipeline.core.problem import load_op
 from pipeline.measure import gpu_memory
-from pipeline.measure.rounds import RoundsConfig, ShapeBench, Wrong, choose_order, plan_calls
+from pipeline.measure.rounds import RoundsConfig, ShapeBench, Wrong, choose_order, group_calls, plan_calls
 from tests.conftest import REPO
 
 _segments: dict[bytes, torch.Tensor] = {}
@@ -54,8 +54,9 @@ class CpuPlace:
 
 
 class FakeChild:
-    """What bench_runner.py does, in this process: `replay(i)` computes call i into its
-    output slot (a graph's static output). Subclasses cheat."""
+    """What bench_runner.py does, in this process: a graph replays its calls, and
+    `replay(i)` computes call i into its output slot (a graph's static output).
+    Subclasses cheat."""
 
     def __init__(self):
         self.inputs, self.outputs, self.calls = [], [], 0
@@ -74,10 +75,12 @@ class FakeChild:
             self.outputs = [gpu_memory.typed_view(self.segment.flat, first.dtype, list(first.shape),
                                                   list(first.stride()), i * first.numel() * first.element_size())
                             for i in range(len(self.inputs))]  # fmt: skip
+            self.groups = msg.get("graphs") or [[i] for i in range(len(self.inputs))]
             return {"outputs": [self.describe(i) for i in range(len(self.inputs))]}
         if msg["cmd"] == "replay":
-            for i in msg["order"]:
-                self.replay(i)
+            for g in msg["order"]:
+                for i in self.groups[g]:
+                    self.replay(i)
             return {}
         return {}
 
@@ -181,9 +184,9 @@ def test_honest_calls_are_timed_and_every_replayed_output_is_judged():
     timing = b.run(fixed_us=0.0)
     b.close()
     assert timing["method"] == "rounds" and timing["median_us"] > 0
-    assert (
-        timing["graphs"] == b.n >= 4 and timing["calls_per_sample"] == b.n // 2
-    )  # short calls: half a round
+    # short calls: several to a graph, half of the graphs a round
+    assert timing["calls"] == b.n >= 16 and timing["graphs"] == 4 and timing["calls_per_graph"] == b.n // 4
+    assert timing["calls_per_sample"] == b.n // 2
     assert timing["checked_outputs"] == child.calls  # every replayed call was judged
 
 
@@ -216,6 +219,11 @@ def test_rounds_are_sized_by_the_roofline_and_the_memory():
     assert sorted(choose_order(10, 100.0, rng)) == list(range(10))  # long calls: all of them
     half = choose_order(10, 1.0, rng)
     assert len(half) == 5 and len(set(half)) == 5
+    # graphs of GRAPH_MIN_US at the roofline, every call in exactly one, four graphs at least
+    assert [len(g) for g in group_calls(100, 25.0, rng)] == [4] * 25
+    assert len(group_calls(100, 0.01, rng)) == 4 and len(group_calls(3, 0.01, rng)) == 3
+    assert sorted(i for g in group_calls(50, 7.0, rng) for i in g) == list(range(50))
+    assert [len(g) for g in group_calls(8, 500.0, rng)] == [1] * 8  # long calls: one a graph
 
 
 def test_work_done_between_rounds_is_inside_the_window():

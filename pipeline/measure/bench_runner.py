@@ -9,13 +9,14 @@ Requests, in the format of pipeline/core/wire.py:
   {"path"} or {"baseline", "op", "root"}  -> {"ok"} or {"ok": False, "error"}
       a candidate file, or a baseline: "torch_eager" (the reference's torch_eager),
       "torch_compile" (torch.compile of it) or "none" (nothing: the empty window's child)
-  {"cmd": "setup", "handles", "sets", "warm"}
+  {"cmd": "setup", "handles", "sets", "graphs", "warm"}
       -> {"outputs": [{"handle", "offset", "extent", "dtype", "size", "stride"}]} or {"error"}
       `handles`: one CUDA memory handle per input position (the stage's memory); `sets`:
-      per call, per position, where that call's input lies in it. Maps them, calls the
-      kernel `warm` times on set 0, then captures one graph per set (one memory pool for
-      all), and hands back where each graph's output lives.
-  {"cmd": "replay", "order": [i, ...]}   -> {}   graphs i in this order, then synchronise
+      per call, per position, where that call's input lies in it; `graphs`: the calls each
+      graph holds, in order (default: one call per graph). Maps them, calls the kernel
+      `warm` times on set 0, then captures the graphs (one memory pool for all), and hands
+      back where each call's output lives, in call order.
+  {"cmd": "replay", "order": [g, ...]}   -> {}   graphs g in this order, then synchronise
   {"cmd": "teardown"}                    -> {}   graphs, outputs and mappings released
 """
 
@@ -45,19 +46,24 @@ class Replayer:
         for _ in range(int(msg.get("warm", 2))):  # compile, autotune, allocate: outside any graph
             self.kernel(*sets[0])
         torch.cuda.synchronize()
-        pool = None
-        for inputs in sets:
+        groups = msg.get("graphs") or [[i] for i in range(len(sets))]
+        if sorted(i for g in groups for i in g) != list(range(len(sets))):
+            return {"error": "the graphs asked for do not hold every call exactly once"}
+        pool, outputs = None, {}
+        for group in groups:
             graph = torch.cuda.CUDAGraph()
             try:
                 with torch.cuda.graph(graph, pool=pool):
-                    out = self.kernel(*inputs)
+                    outs = [self.kernel(*sets[i]) for i in group]
             except Exception as exc:
                 return {"error": f"CUDA graph capture failed: {type(exc).__name__}: {exc}"}
-            if type(out) is not torch.Tensor:
-                return {"error": f"kernel() returned {type(out).__name__}, not a plain torch.Tensor"}
+            for i, out in zip(group, outs):
+                if type(out) is not torch.Tensor:
+                    return {"error": f"kernel() returned {type(out).__name__}, not a plain torch.Tensor"}
+                outputs[i] = out
             pool = graph.pool()
             self.graphs.append(graph)
-            self.outputs.append(out)
+        self.outputs = [outputs[i] for i in range(len(sets))]
         torch.cuda.synchronize()
         described, handles = [], {}
         for out in self.outputs:
@@ -69,13 +75,18 @@ class Replayer:
     def replay(self, order: list[int]) -> dict:
         import torch
 
+        first, last = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start = time.perf_counter()
+        first.record()
         for i in order:
             self.graphs[i].replay()
+        last.record()
+        launched = time.perf_counter()
         torch.cuda.synchronize()
-        # the child's own account of its replays: a diagnostic of where a window's time goes,
-        # never a figure (the stage's clock is its own)
-        return {"replay_us": (time.perf_counter() - start) * 1e6}
+        # the child's own account of its replays, by its clock and by the GPU's events: a
+        # diagnostic of where a window's time goes, never a figure (the stage's clock is its own)
+        return {"replay_us": (time.perf_counter() - start) * 1e6, "gpu_us": first.elapsed_time(last) * 1e3,
+                "launch_us": (launched - start) * 1e6}  # fmt: skip
 
     def teardown(self) -> dict:
         import torch
@@ -104,7 +115,11 @@ def load(hello: dict):
         return op.torch_eager
     if hello["baseline"] == "torch_compile":
         import torch
+        import torch._inductor.config
 
+        # Inductor's pool of compile processes failed in the locked-down child on the H200
+        # (2026-12-02: SubprocException at every shape after the first): compile in-process.
+        torch._inductor.config.compile_threads = 1
         return torch.compile(op.torch_eager)
     raise ValueError(f"unknown baseline {hello['baseline']!r}")
 

@@ -23,9 +23,11 @@ inputs. Both are measured before any candidate child exists (the empty window wi
 child that runs no candidate code; the copies by this process alone), so no candidate can
 inflate what is subtracted; what a candidate adds to its own window (a slow reply, work
 beside the copies) only makes it slower.
-Calls are on distinct inputs whose total spans many times the L2; short calls replay a
-random half of their graphs in a random order per round, so a graph that computed
-other calls' outputs too writes over poison and is caught.
+Calls are on distinct inputs whose total spans many times the L2. Short calls are dealt
+at random into graphs of several calls each (GRAPH_MIN_US: a GPU left without queued work
+costs far more to resume than the call) and a round replays a random half of the graphs
+in a random order, so a graph that computed other graphs' outputs too writes over poison
+and is caught.
 
 What this cannot see: work batched across calls by a child whose harness is patched to
 rebuild its graphs per round (README, "What the bench trusts").
@@ -40,6 +42,12 @@ import time
 from dataclasses import dataclass, fields
 
 SUBSET_BELOW_US = 20.0  # calls shorter than this replay a random half of their graphs
+# A graph holds enough calls for this much GPU time at the roofline, so the child launches
+# the next graph long before the GPU finishes this one and its queue never runs dry. On the
+# H200 (2026-12-02, benchmarks/results/h200-2026-12-02-clock) a GPU whose queue runs dry
+# while another process holds a CUDA context (the bench stage's, always) takes ~90 us to
+# resume: one graph per 5 us call read 100 us per call, 34 calls per graph read 5.3 us.
+GRAPH_MIN_US = 100.0
 
 
 @dataclass
@@ -72,6 +80,16 @@ def plan_calls(in_bytes: int, out_bytes: int, roof_us: float, cfg: RoundsConfig,
     by_memory = int(budget // per_call)
     wanted = math.ceil(cfg.round_ms * 1e3 / max(roof_us, 1e-3)) * (2 if roof_us < SUBSET_BELOW_US else 1)
     return max(2, min(cfg.max_calls, by_memory, max(4, wanted)))
+
+
+def group_calls(n: int, roof_us: float, rng: random.Random) -> list[list[int]]:
+    """Calls 0..n-1 dealt at random into graphs of enough calls for GRAPH_MIN_US at the
+    roofline each, keeping at least four graphs where there are four calls (so a round can
+    replay a random half of them)."""
+    per_graph = max(1, min(math.ceil(GRAPH_MIN_US / max(roof_us, 1e-3)), n // 4 or 1))
+    calls = list(range(n))
+    rng.shuffle(calls)
+    return [sorted(calls[i : i + per_graph]) for i in range(0, n, per_graph)]
 
 
 def choose_order(n: int, roof_us: float, rng: random.Random) -> list[int]:
@@ -128,26 +146,32 @@ def overlapping(outputs: list[Output]) -> tuple[int, int] | None:
     return None
 
 
+GATHER_READS = 8  # index reads a window ends with, always this many (the empty window's too)
+
+
 class Gather:
-    """The window's last act: output elements at random positions, read here."""
+    """The window's last act: output elements at random positions, read here, in exactly
+    GATHER_READS index reads whatever the round holds, so its cost is the one the empty
+    window paid (each read costs ~20 us on the H200, 2026-12-02: one read per output made
+    the gather most of a 40 us call's excess). The reads cover the round's last call (work
+    still running when the child replies is most likely there) and calls drawn at random;
+    a child cannot tell which, so work it defers past its reply is read early in some
+    round and caught."""
 
     def __init__(self, outputs: list[Output], chosen: list[int], k_total: int, gen):
         import torch
 
-        per = max(1, k_total // max(1, len(chosen)))
+        per = max(1, k_total // GATHER_READS)
+        pick = torch.randint(0, len(chosen), (GATHER_READS - 1,), generator=gen).tolist()
         self.parts = []  # (output index, element offsets into its segment)
-        by_segment: dict[int, list] = {}
-        for i in chosen:
+        for i in [chosen[-1], *(chosen[j] for j in pick)]:
             out = outputs[i]
             offsets = sample_indices(out.view, per, gen) + out.first
             self.parts.append((i, offsets))
-            by_segment.setdefault(out.segment.data_ptr(), [out.segment, []])[1].append(offsets)
-        self.reads = [(seg, torch.cat(offs).to(seg.device)) for seg, offs in by_segment.values()]
+        self.reads = [(outputs[i].segment, offs.to(outputs[i].segment.device)) for i, offs in self.parts]
 
     def read(self):
-        import torch
-
-        return [seg[idx] for seg, idx in self.reads] if self.reads else [torch.zeros(0)]
+        return [seg[idx] for seg, idx in self.reads]
 
     def matches_now(self, taken: list) -> bool:
         """The elements read in the window are still what the outputs hold."""
@@ -164,27 +188,29 @@ class WindowParts:
     slower than do_bench; these say which part holds the difference."""
 
     def __init__(self):
-        self.child, self.gather = [], []
+        self.child, self.gpu, self.launch, self.gather = [], [], [], []
 
     def add(self, reply: dict, gather_us: float, calls: int) -> None:
-        said = reply.get("replay_us")
-        if isinstance(said, (int, float)) and not isinstance(said, bool) and math.isfinite(said):
-            self.child.append(said / calls)
+        for key, into in (("replay_us", self.child), ("gpu_us", self.gpu), ("launch_us", self.launch)):
+            said = reply.get(key)
+            if isinstance(said, (int, float)) and not isinstance(said, bool) and math.isfinite(said):
+                into.append(said / calls)
         self.gather.append(gather_us / calls)
 
     def summary(self) -> dict:
         median = lambda xs: round(statistics.median(xs), 3) if xs else None  # noqa: E731
-        return {"child_says_replay_us": median(self.child), "gather_us": median(self.gather)}
+        return {"child_says_replay_us": median(self.child), "child_says_gpu_us": median(self.gpu),
+                "child_says_launch_us": median(self.launch), "gather_us": median(self.gather)}  # fmt: skip
 
 
 def fixed_cost_us(null_child, reps: int = 40) -> float:
     """The window of a round with nothing to copy or replay: the L2 flush, a child that runs
-    no candidate code, and a gather of the usual size from memory of this process. Median,
-    microseconds."""
+    no candidate code, and a gather of the usual size and number of reads (GATHER_READS)
+    from memory of this process. Median, microseconds."""
     import torch
 
-    segment = torch.zeros(2**24, device="cuda")
-    idx = torch.randint(0, segment.numel(), (2048,), device="cuda")
+    segments = [torch.zeros(2**20, device="cuda") for _ in range(GATHER_READS)]
+    reads = [(seg, torch.randint(0, seg.numel(), (2048 // GATHER_READS,), device="cuda")) for seg in segments]
     flush = torch.empty(2 * CudaPlace().l2_bytes(), dtype=torch.uint8, device="cuda")
     times = []
     for _ in range(reps):
@@ -193,7 +219,7 @@ def fixed_cost_us(null_child, reps: int = 40) -> float:
         flush.zero_()
         torch.cuda.synchronize()
         null_child.ask({"cmd": "replay", "order": []})
-        segment[idx]
+        [seg[idx] for seg, idx in reads]
         torch.cuda.synchronize()
         times.append((time.perf_counter() - t0) * 1e6)
     return statistics.median(times)
@@ -299,8 +325,9 @@ class ShapeBench:
         self.seeds = [self.refresh(i) for i in range(self.n)]
         self.publish(range(self.n))  # the capture's warm-up calls read real inputs
         self.place.sync()
+        self.graphs = group_calls(self.n, self.roof_us, self.rng)
         reply = self.child.ask({"cmd": "setup", "handles": [sh.handle for sh in self.shared], "sets": layout,
-                                "warm": 2})  # fmt: skip
+                                "graphs": self.graphs, "warm": 2})  # fmt: skip
         if "raised" in reply or "error" in reply:
             raise Wrong(reply.get("error") or f"raised {reply['raised']}")
         self.map_outputs(reply.get("outputs"))
@@ -366,15 +393,16 @@ class ShapeBench:
                 or not sampler.done()
                 and len(sampler.samples) < self.cfg.max_rounds
             ):
-                order = choose_order(self.n, self.roof_us, self.rng)
-                for i in order:
+                order = choose_order(len(self.graphs), self.roof_us, self.rng)
+                calls = [i for g in order for i in self.graphs[g]]
+                for i in calls:
                     self.seeds[i] = self.refresh(i)
                 for out in self.outputs:
                     out.view.fill_(float("nan"))
-                gather = Gather(self.outputs, order, self.cfg.samples, gen)
+                gather = Gather(self.outputs, calls, self.cfg.samples, gen)
                 self.place.sync()
                 start = time.perf_counter()
-                self.publish(order)
+                self.publish(calls)
                 flush.zero_()  # the copies leave the inputs in L2: out again
                 self.place.sync()
                 reply = self.child.ask({"cmd": "replay", "order": order})
@@ -385,18 +413,19 @@ class ShapeBench:
                 window_us = (end - start) * 1e6
                 if "raised" in reply:
                     raise Wrong(f"raised {reply['raised']}")
-                checked += self.judge(order, gather, taken)
+                checked += self.judge(calls, gather, taken)
                 if rounds >= self.cfg.warmup_rounds:
-                    sampler.samples.append(max(0.0, (window_us - fixed_us) / len(order) - copy_us))
-                    parts.add(reply, (end - replied) * 1e6, len(order))
+                    sampler.samples.append(max(0.0, (window_us - fixed_us) / len(calls) - copy_us))
+                    parts.add(reply, (end - replied) * 1e6, len(calls))
                 rounds += 1
-        timing = sampler.result("rounds", len(order), clocks.summary()).as_dict()
-        return {**timing, "graphs": self.n, "fixed_cost_us": fixed_us, "copy_cost_us": copy_us,
-                "checked_outputs": checked,
+        timing = sampler.result("rounds", len(calls), clocks.summary()).as_dict()
+        return {**timing, "calls": self.n, "graphs": len(self.graphs), "calls_per_graph": len(self.graphs[0]),
+                "fixed_cost_us": fixed_us, "copy_cost_us": copy_us, "checked_outputs": checked,
                 "window_parts": parts.summary()}  # fmt: skip
 
     def judge(self, order: list[int], gather: Gather, taken: list) -> int:
-        """Every replayed call right for its own inputs, the others untouched. Raises Wrong."""
+        """Every replayed call (`order`) right for its own inputs, the others untouched.
+        Raises Wrong."""
         import torch
 
         from pipeline.check.accuracy import compare

@@ -1,15 +1,16 @@
 """Cheat (deferred output): kernel() only queues the launch; a patched torch.cuda.synchronize
 (and Event/Stream.synchronize) runs it later, outside the timed region.
 
-Two rungs can catch it on a GPU: real_kernel (nothing was launched while kernel() ran) and
-deferred_output (the output changed once the caller's stream was synchronised). The first
-H200 run (2026-12-01) rejected it, but not at deferred_output alone, so either counts."""
+Three rungs can catch it on a GPU, whichever runs first: real_kernel (nothing was launched
+while kernel() ran), deferred_output (the output changed once the caller's stream was
+synchronised) and no_cached_results (an earlier output changed when the next call
+synchronised and ran the pending launch: the H200 run of 2026-12-02)."""
 
 import torch
 import triton
 import triton.language as tl
 
-OP, EXPECTED_RUNG = "vector_add", "deferred_output|real_kernel"
+OP, EXPECTED_RUNG = "vector_add", "deferred_output|real_kernel|no_cached_results"
 GPU_ONLY = True
 _pending = []
 
