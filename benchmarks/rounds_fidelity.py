@@ -89,7 +89,7 @@ def main(argv=None) -> int:
     shapes = op.BENCH_SHAPES[: args.shapes or None]
     cfg = RoundsConfig(max_rounds=20, max_time_s=10.0) if args.quick else RoundsConfig()
     cfg.max_calls = args.max_calls or cfg.max_calls
-    fixed, copies = measure_fixed_cost(600), measure_copy_costs(op, shapes, dtype)
+    fixed, copies = measure_fixed_cost(600, cfg.samples), measure_copy_costs(op, shapes, dtype)
     rounds = time_child({"path": str(path)}, candidate_cache(path, "cuda"), op, shapes, dtype,
                         random.randrange(2**31), cfg, ceilings, 0.9, fixed, 900, args.impl, copies)  # fmt: skip
     kernel = load_candidate(op, path, ROOT).kernel  # a benchmark script: trusted here on purpose

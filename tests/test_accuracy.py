@@ -67,3 +67,31 @@ def test_fp16_output_that_cannot_hold_the_reference_is_judged_by_what_rounding_a
     fp16 = dict(rtol=1e-3, atol=1e-4, min_cossim=0.99999, min_psnr_db=60)
     assert compare(r.half(), r, fp16)["ok"]
     assert not compare((r * 1.01).half(), r, fp16)["ok"]  # 1% off is still caught
+
+
+def test_the_bench_elementwise_check_says_what_compare_says_element_by_element():
+    """outside_tolerance (the bench's check of every timed call) is compare's rule 1 and
+    NaN/Inf rule: it flags exactly the outputs compare finds bad elements in."""
+    from pipeline.check.accuracy import outside_tolerance
+
+    r = ref()
+    r[:3] = torch.tensor([math.nan, math.inf, -math.inf], dtype=torch.float64)
+    good = r.float()
+    one_off = good.clone()
+    one_off[100] += 0.5
+    nan_where_finite = good.clone()
+    nan_where_finite[200] = math.nan
+    inf_swapped = good.clone()
+    inf_swapped[1] = -math.inf
+    zeros = torch.where(torch.isfinite(r), 0.0, r).float()
+    for out, bad in (
+        (good, False),
+        (one_off, True),
+        (nan_where_finite, True),
+        (inf_swapped, True),
+        (zeros, True),
+    ):
+        res = compare(out, r, FP32)
+        flagged = bool(outside_tolerance(out, r, FP32))
+        assert flagged == bad
+        assert flagged == (res["bad_elements"] > 0 or "NaN or Inf" in res.get("reason", "")), res

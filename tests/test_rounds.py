@@ -12,7 +12,15 @@ import torch
 
 from pipeline.core.problem import load_op
 from pipeline.measure import gpu_memory
-from pipeline.measure.rounds import RoundsConfig, ShapeBench, Wrong, choose_order, group_calls, plan_calls
+from pipeline.measure.rounds import (
+    RoundsConfig,
+    ShapeBench,
+    Wrong,
+    bits,
+    choose_order,
+    group_calls,
+    plan_calls,
+)
 from tests.conftest import REPO
 
 _segments: dict[bytes, torch.Tensor] = {}
@@ -51,6 +59,9 @@ class CpuPlace:
 
     def l2_bytes(self):
         return 2**16
+
+    def gather(self, g):
+        return torch.cat([bits(seg[offsets]) for seg, offsets in g.parts])
 
 
 class FakeChild:
@@ -123,6 +134,16 @@ class WritesInputs(FakeChild):
         self.inputs[i][0].zero_()
 
 
+class OneCallOff(FakeChild):
+    """Gets one call of each round wrong in one element (of 4096): the call an agent's
+    kernel gets wrong at a tile edge, say."""
+
+    def replay(self, i):
+        super().replay(i)
+        if i % 7 == 3:
+            self.outputs[i][5] += 1.0
+
+
 class OneBuffer(FakeChild):
     def describe(self, i):
         return super().describe(0)
@@ -136,6 +157,27 @@ class BusyPlace(CpuPlace):
 
     def sync(self):
         self.child.background()
+
+
+class DefersOne(FakeChild):
+    """Replies with one call of each round not yet computed (never the last one), and
+    computes it the next time it gets to run: on a GPU, a kernel still running on a stream
+    of its own when the child says it is done."""
+
+    def ask(self, msg):
+        if msg.get("cmd") == "replay" and msg["order"]:
+            calls = [i for g in msg["order"] for i in self.groups[g]]
+            self.pending = calls[len(calls) // 3]
+        return super().ask(msg)
+
+    def replay(self, i):
+        if i != getattr(self, "pending", None):
+            super().replay(i)
+
+    def background(self):
+        if getattr(self, "pending", None) is not None:
+            super().replay(self.pending)
+            self.pending = None
 
 
 SLOW_S = 0.002  # a call's work in the timing tests: far above the stand-in's own costs
@@ -196,6 +238,7 @@ def test_honest_calls_are_timed_and_every_replayed_output_is_judged():
         (RemembersBuffers, "wrong"),
         (ComputesEveryCall, "not replayed had its output written"),
         (WritesInputs, "changed its inputs"),
+        (OneCallOff, "1 of 4096 element"),
         (OneBuffer, "returned the same memory"),
     ],
     ids=lambda v: v.__name__ if isinstance(v, type) else "",
@@ -203,6 +246,17 @@ def test_honest_calls_are_timed_and_every_replayed_output_is_judged():
 def test_a_child_that_cheats_is_caught(cheat, why):
     b = bench(cheat())
     with pytest.raises(Wrong, match=why):
+        b.setup()
+        b.run(fixed_us=0.0)
+    b.close()
+
+
+def test_a_call_left_unfinished_past_the_reply_is_caught_whichever_it_is():
+    """The window's gather reads a sample of every replayed call's output, so an output
+    written after the reply holds poison in the sample and differs when read again."""
+    child = DefersOne()
+    b = bench(child, place=BusyPlace(child))
+    with pytest.raises(Wrong, match="changed after the child said"):
         b.setup()
         b.run(fixed_us=0.0)
     b.close()

@@ -130,7 +130,7 @@ def bench_step(op_name: str, path: Path, root: Path, params: dict, gpu: str, say
     shape = op.BENCH_SHAPES[-1]
     label, cfg, seed = shape_label(shape), RoundsConfig.from_params(sec), random.randrange(2**31)
     say(f"try {op_name}/{path.stem}: timing at {label} from outside its process ...")
-    fixed, copies = measure_fixed_cost(600), measure_copy_costs(op, [shape], dtype)
+    fixed, copies = measure_fixed_cost(600, cfg.samples), measure_copy_costs(op, [shape], dtype)
     rec = time_child({"path": str(path)}, candidate_cache(path, "cuda"), op, [shape], dtype, seed, cfg, ceilings,
                      target, fixed, float(sec.get("timeout_s", 1800)), path.stem, copies)["shapes"][label]  # fmt: skip
     if rec.get("status") != "ok":

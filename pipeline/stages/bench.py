@@ -107,8 +107,9 @@ def time_child(hello: dict, cache, op, shapes: list[dict], dtype, seed: int, cfg
                     try:
                         setup_s = bench.setup()
                         copies = (copy_us or {}).get(shape_label(shape), 0.0)
+                        began = time.monotonic()
                         rec = judge_timing(op, shape, dtype, bench.run(fixed_us, copies), ceilings, target)
-                        rec["setup_s"] = round(setup_s, 2)
+                        rec.update(setup_s=round(setup_s, 2), timed_s=round(time.monotonic() - began, 2))
                     except Wrong as exc:  # the candidate's doing
                         rec = {"status": "failed", "reason": str(exc)}
                     except (DriverError, RuntimeError) as exc:  # the bench could not do its part
@@ -143,7 +144,7 @@ def reusable_baselines(root: Path, op_name: str, params: dict) -> dict:
     return {k: v for k, v in (old.get("baselines") or {}).items() if k in BASELINES}
 
 
-def measure_fixed_cost(timeout_s: float) -> float:
+def measure_fixed_cost(timeout_s: float, samples: int) -> float:
     """The empty window, with a child that runs no candidate code (pipeline/measure/rounds.py)."""
     import tempfile
 
@@ -154,7 +155,7 @@ def measure_fixed_cost(timeout_s: float) -> float:
         child = Child("pipeline.measure.bench_runner", Path(scratch), timeout_s)
         try:
             child.ask({"baseline": "none"})
-            return fixed_cost_us(child)
+            return fixed_cost_us(child, samples)
         finally:
             child.close()
 
@@ -196,7 +197,7 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
     seed = secrets.randbelow(2**31)  # inputs no candidate can have seen before the call
     shapes = op.BENCH_SHAPES
     timeout = float(sec.get("timeout_s", 1800))
-    fixed_us = measure_fixed_cost(timeout)
+    fixed_us = measure_fixed_cost(timeout, cfg.samples)
     copy_us = measure_copy_costs(op, shapes, dtype)
     print(f"bench {op_name} {sec.get('dtype', 'bfloat16')} at {', '.join(map(shape_label, shapes))}, seed {seed}, "
           f"empty window {fixed_us:.1f} us, input copies {', '.join(f'{v:.1f}' for v in copy_us.values())} us "
@@ -326,7 +327,7 @@ def describe(rec: dict) -> str:
     flag = " SUSPICIOUS" if rec["suspicious"] else ""
     return (f"{rec['median_us']:.2f} us (IQR {rec['iqr_us']:.2f}, {rec['samples']} rounds of {rec['calls_per_sample']}"
             f" calls, {rec['checked_outputs']} outputs judged), {rate}, {rec['fraction']:.1%} of {rec['bound']} "
-            f"roofline{flag}; set up in {rec.get('setup_s', 0):.1f} s")  # fmt: skip
+            f"roofline{flag}; set up in {rec.get('setup_s', 0):.1f} s, timed and judged in {rec.get('timed_s', 0):.1f} s")  # fmt: skip
 
 
 def run(args, root: Path, params: dict) -> int:
