@@ -3,22 +3,26 @@
 # (what a lent machine receives), then the figures a reviewer asks for.
 #
 #   bash benchmarks/gpu_repro.sh [TUNE_OP TUNE_IMPL [kpipe tune options]]
+#   RESUME=1 bash benchmarks/gpu_repro.sh ...     go on where an earlier, cut-off run stopped
 #
 # Run it from the copy's root, with dvc and friends on PATH/PYTHONPATH (DEVELOPERS.md:
 # "An offline GPU host"). It copies the tree to $RUN_DIR (default /root/run), makes it a
-# git repository with one commit ("the tree as sent"), and there:
+# git repository with one commit ("the tree as sent"), and there, most wanted first:
 #   1. dvc repro                      every stage, GPU ones included
 #   2. git commit                     the run's dvc.lock and metrics, as a version
 #   3. kpipe status, kpipe report softmax, kpipe history
-#   4. the judge: a correct softmax checked 20 times, every cheat and correct fixture
-#      (benchmarks/gpu_judge_probe.sh); unless SKIP_TIMING_BENCHMARKS is set,
-#      benchmarks/rounds_fidelity.py (softmax, vector_add), the tests marked gpu (the GPU-only
-#      cheats, the timing cheats through the bench), every cheat on the GPU,
-#      benchmarks/loop_latency.py and an MCP session (benchmarks/mcp_session.py)
-#   5. kpipe tune TUNE_OP TUNE_IMPL   if asked: DVC experiments, stopping at roofline
+#   4. unless SKIP_TIMING_BENCHMARKS is set: an MCP session (benchmarks/mcp_session.py),
+#      kpipe loop over six patches (benchmarks/loop_demo.sh), benchmarks/loop_latency.py,
+#      the tests marked gpu (the GPU-only cheats, the timing
+#      cheats through the bench), benchmarks/rounds_fidelity.py (softmax, vector_add)
+#   5. the judge: a correct softmax checked 20 times, every cheat and correct fixture
+#      (benchmarks/gpu_judge_probe.sh), every cheat through tests/test_check.py
+#   6. kpipe tune TUNE_OP TUNE_IMPL   if asked: DVC experiments, stopping at roofline
 # Each step logs to $RUN_DIR/logs/<step>.log and a failing step does not stop the others.
-# At the end $RUN_DIR/results.tgz holds dvc.lock, metrics/, plots/, logs/ and the small
-# files of reports/, and $RUN_DIR/DONE exists. Copy the results back by hand: the
+# A lent machine's call has a time limit: with RESUME=1 the copy is kept, steps that
+# finished (logs/<step>.done) are skipped and dvc repro goes on from the stages it
+# finished. At the end $RUN_DIR/results.tgz holds dvc.lock, metrics/, plots/, logs/ and the
+# small files of reports/, and $RUN_DIR/DONE exists. Copy the results back by hand: the
 # metrics then match the tree that was sent, so they can be committed on top of it.
 set -u
 src=$PWD
@@ -30,35 +34,44 @@ export GIT_COMMITTER_NAME=kpipe GIT_COMMITTER_EMAIL=kpipe@localhost
 command -v python > /dev/null || {
   mkdir -p /tmp/pybin && ln -sf "$(command -v python3)" /tmp/pybin/python && export PATH=/tmp/pybin:$PATH; }
 
-rm -rf "$run" && mkdir -p "$run"
-tar -C "$src" --exclude="./.gpu-wheels*" --exclude=./.gpu-carry -cf - . | tar -C "$run" -xf -
-cd "$run" || exit 1
-git init -q && git add -A && git commit -qm "the tree as sent" || exit 1
+if [ -n "${RESUME:-}" ] && [ -d "$run/.git" ]; then
+  cd "$run" || exit 1
+  rm -f .dvc/tmp/rwlock .dvc/tmp/lock   # left by a dvc repro the call's time limit cut off
+else
+  rm -rf "$run" && mkdir -p "$run"
+  tar -C "$src" --exclude="./.gpu-wheels*" --exclude=./.gpu-carry -cf - . | tar -C "$run" -xf -
+  cd "$run" || exit 1
+  git init -q && git add -A && git commit -qm "the tree as sent" || exit 1
+fi
 mkdir -p logs
 kpipe() { python -m pipeline.commands.cli "$@"; }
 step() { local name=$1; shift; local t0=$SECONDS
+  if [ -e "logs/$name.done" ]; then echo "== $name: done in an earlier call ($(cat "logs/$name.done"))"; return; fi
   echo "== $name"; "$@" > "logs/$name.log" 2>&1; local rc=$?
+  echo "exit $rc in $((SECONDS - t0)) s" > "logs/$name.done"
   echo "   exit $rc in $((SECONDS - t0)) s"; tail -n "${TAIL:-15}" "logs/$name.log"; }
 
 TAIL=40 step repro dvc repro
-git add -A dvc.lock metrics plots && git commit -qm "dvc repro on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+commit_run() { git add -A dvc.lock metrics plots && git commit -qm "dvc repro on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"; }
+step commit commit_run
 TAIL=40 step status kpipe status
 TAIL=0 step report-softmax kpipe report softmax
 TAIL=12 step history kpipe history
 export PYTHONPATH=$run${PYTHONPATH:+:$PYTHONPATH}    # the benchmarks import pipeline/
+if [ -z "${SKIP_TIMING_BENCHMARKS:-}" ]; then
+  TAIL=20 step mcp-session python benchmarks/mcp_session.py --out logs/mcp-session.json
+  TAIL=40 step loop-demo bash benchmarks/loop_demo.sh /tmp/loop-demo   # before loop-latency: it re-times the tree
+  TAIL=12 step loop-latency python benchmarks/loop_latency.py --op softmax --impl triton
+  TAIL=12 step gpu-tests python -m pytest -q -m gpu -rs -p no:cacheprovider
+  TAIL=12 step fidelity-softmax python benchmarks/rounds_fidelity.py --op softmax --out logs/fidelity-softmax.json
+  TAIL=12 step fidelity-vector_add python benchmarks/rounds_fidelity.py --op vector_add --out logs/fidelity-vector_add.json
+fi
 # The judge on this GPU: a correct Triton softmax 20 times with fresh secret seeds, then every
 # cheat, the correct fixtures and the peers (benchmarks/gpu_judge_probe.sh).
 TAIL=25 step judge20 bash -c 'seq 20 | xargs -P 5 -I{} sh -c "python -m pipeline check softmax \
   kernels/softmax/triton.py --device cuda > logs/judge20-{}.log 2>&1; echo run {} exit \$?"'
 TAIL=60 step judge-probe env NO_STAGES=1 bash benchmarks/gpu_judge_probe.sh logs/judge softmax
-if [ -z "${SKIP_TIMING_BENCHMARKS:-}" ]; then
-  TAIL=12 step fidelity-softmax python benchmarks/rounds_fidelity.py --op softmax --out logs/fidelity-softmax.json
-  TAIL=12 step fidelity-vector_add python benchmarks/rounds_fidelity.py --op vector_add --out logs/fidelity-vector_add.json
-  TAIL=12 step gpu-tests python -m pytest -q -m gpu -rs -p no:cacheprovider
-  TAIL=30 step cheats-gpu python -m pytest -q -p no:cacheprovider tests/test_check.py -k "cheat or correct"
-  TAIL=12 step loop-latency python benchmarks/loop_latency.py --op softmax --impl triton
-  TAIL=20 step mcp-session python benchmarks/mcp_session.py --out logs/mcp-session.json
-fi
+TAIL=30 step cheats-gpu python -m pytest -q -p no:cacheprovider tests/test_check.py -k "cheat or correct"
 if [ $# -ge 2 ]; then
   TAIL=25 step tune kpipe tune "$@"
   TAIL=30 step exp-show dvc exp show --md --only-changed
