@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -23,7 +24,12 @@ async def session(op: str, impl: str) -> list[dict]:
     from mcp.client.stdio import stdio_client
 
     transcript = []
-    params = StdioServerParameters(command=sys.executable, args=["-m", "pipeline", "mcp"], cwd=str(ROOT))
+    # The SDK hands the server a bare environment (HOME, PATH, ...): PYTHONPATH goes too, or a
+    # host whose packages are on it (a lent GPU machine's wheelhouse) starts a server without mcp.
+    env = {**os.environ}
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "pipeline", "mcp"], cwd=str(ROOT), env=env
+    )
 
     async def progress(done, total, message):
         transcript.append({"progress": message})
