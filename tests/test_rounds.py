@@ -13,6 +13,7 @@ import torch
 from pipeline.core.problem import load_op
 from pipeline.measure import gpu_memory
 from pipeline.measure.rounds import (
+    CHECKED_CALLS,
     RoundsConfig,
     ShapeBench,
     Wrong,
@@ -144,6 +145,17 @@ class OneCallOff(FakeChild):
             self.outputs[i][5] += 1.0
 
 
+class ZerosSome(FakeChild):
+    """Writes zeros instead of computing one call in four: no poison left, every input as it
+    was; only a comparison with the reference can tell."""
+
+    def replay(self, i):
+        if i % 4 == 1:
+            self.outputs[i].zero_()
+        else:
+            super().replay(i)
+
+
 class OneBuffer(FakeChild):
     def describe(self, i):
         return super().describe(0)
@@ -229,13 +241,17 @@ def test_honest_calls_are_timed_and_every_replayed_output_is_judged():
     # short calls: several to a graph, half of the graphs a round
     assert timing["calls"] == b.n >= 16 and timing["graphs"] == 4 and timing["calls_per_graph"] == b.n // 4
     assert timing["calls_per_sample"] == b.n // 2
-    assert timing["checked_outputs"] == child.calls  # every replayed call was judged
+    # every replayed call checked for poison and changed inputs; CHECKED_CALLS a round
+    # (here all of them: 32 a round) compared with the reference
+    rounds = timing["samples"] + 1  # (one warm-up round, judged too)
+    assert timing["checked_outputs"] == rounds * min(CHECKED_CALLS, b.n // 2) == child.calls
 
 
 @pytest.mark.parametrize(
     "cheat, why",
     [
-        (RemembersBuffers, "wrong"),
+        (RemembersBuffers, "unwritten"),
+        (ZerosSome, "wrong"),
         (ComputesEveryCall, "not replayed had its output written"),
         (WritesInputs, "changed its inputs"),
         (OneCallOff, "1 of 4096 element"),
@@ -295,3 +311,16 @@ def test_work_done_between_rounds_is_inside_the_window():
     honest, cheat = median_us(SlowHonest()), median_us(WorksBetweenRounds())
     assert honest >= 0.9 * SLOW_S * 1e6, honest  # (sleeps overrun under load, never underrun)
     assert cheat >= 0.9 * SLOW_S * 1e6, (cheat, honest)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16, torch.float64])
+def test_poison_is_a_nan_of_our_own_that_a_computed_nan_is_not(dtype):
+    from pipeline.measure.rounds import Output
+
+    flat = torch.zeros(10, dtype=dtype)
+    out = Output(flat[::2], flat, 0)  # a strided output
+    out.poison()
+    assert torch.isnan(out.view).all() and out.poisoned().all() and not torch.isnan(flat[1::2]).any()
+    out.view[1] = float("nan")  # what a kernel computes: the canonical NaN
+    out.view[2] = 1.0
+    assert out.poisoned().tolist() == [True, False, False, True, True]

@@ -5,9 +5,9 @@
 For each candidate the test stage accepted, at each BENCH_SHAPES entry in params
 bench.dtype: timed in rounds from this process (pipeline/measure/rounds.py), while the
 candidate runs in a locked-down child (pipeline/measure/bench_runner.py) that never sees
-the clock. Every round's calls get fresh inputs written by this process, and every
-timed call's output is judged against the reference; then GB/s, TFLOP/s and the
-roofline fraction against metrics/ceilings.json.
+the clock. Every round's calls get fresh inputs written by this process; every timed
+call's output is checked whole for poison left, and 32 a round, drawn at random, against
+the reference; then GB/s, TFLOP/s and the roofline fraction against metrics/ceilings.json.
 
 The baselines (torch eager, which for matmul is cuBLAS, and torch.compile of it) are
 timed the same way, each in a child of its own; each candidate gets its speedup over each
@@ -326,7 +326,7 @@ def describe(rec: dict) -> str:
     rate = f"{rec['tflops']:.1f} TFLOP/s" if rec["bound"] == "compute" else f"{rec['gbps']:.0f} GB/s"
     flag = " SUSPICIOUS" if rec["suspicious"] else ""
     return (f"{rec['median_us']:.2f} us (IQR {rec['iqr_us']:.2f}, {rec['samples']} rounds of {rec['calls_per_sample']}"
-            f" calls, {rec['checked_outputs']} outputs judged), {rate}, {rec['fraction']:.1%} of {rec['bound']} "
+            f" calls, {rec['checked_outputs']} outputs compared), {rate}, {rec['fraction']:.1%} of {rec['bound']} "
             f"roofline{flag}; set up in {rec.get('setup_s', 0):.1f} s, timed and judged in {rec.get('timed_s', 0):.1f} s")  # fmt: skip
 
 
