@@ -245,21 +245,30 @@ def run_try(op: str, path: Path, root: Path, profile: bool = False, say=print) -
     load_op(op, root)
     result = {"op": op, "impl": path.stem, "file": str(path), "compiled": False, "correct": None,
               "verdict": "not run", "timing": None, "vs_committed": None, "profile": None}  # fmt: skip
-    result["compile"] = compile_step(op, path, root, params, say)
+    steps = result["step_seconds"] = {}  # where the edit-to-verdict time goes (issue 15's target)
+
+    def timed(name, fn, *args):
+        began = time.perf_counter()
+        try:
+            return fn(*args)
+        finally:
+            steps[name] = round(time.perf_counter() - began, 2)
+
+    result["compile"] = timed("compile", compile_step, op, path, root, params, say)
     result["compiled"] = result["compile"]["status"] == "ok"
     if result["compiled"]:
-        judged = judge_step(op, path, root, params, say)
+        judged = timed("judge", judge_step, op, path, root, params, say)
         result.update(verdict=judged["verdict"], reason=judged["reason"], judge=judged)
         result["correct"] = {"accepted": True, "rejected": False}.get(judged["verdict"])
     else:
         result["reason"] = "did not compile: " + (result["compile"]["message"]["head"][:300])
     gpu = this_gpu()
     if result["correct"] and gpu:
-        result["timing"] = bench_step(op, path, root, params, gpu, say)
+        result["timing"] = timed("bench", bench_step, op, path, root, params, gpu, say)
         if result["timing"].get("status") == "ok":
             result["vs_committed"] = versus_committed(root, op, path.stem, result["timing"])
         if profile:
-            result["profile"] = profile_step(op, path, root, params, say)
+            result["profile"] = timed("profile", profile_step, op, path, root, params, say)
     elif result["correct"]:
         result["timing_skipped"] = "needs GPU for timing: this machine has none"
     result["hints"] = hints(result)
@@ -311,6 +320,9 @@ def markdown(result: dict) -> str:
         lines.append(f"- vs the committed version: {vs.get('change') or vs['verdict']}"
                      + (f" ({vs['committed_median_us']:.2f} us at {vs['commit']})" if "commit" in vs else f" ({vs.get('why')})"))  # fmt: skip
     lines += [f"- hint: {h}" for h in result.get("hints", [])]
+    steps = ", ".join(f"{k} {v:.1f} s" for k, v in (result.get("step_seconds") or {}).items())
+    if "seconds" in result:
+        lines.append(f"- took {result['seconds']:.1f} s" + (f" ({steps})" if steps else ""))
     return "\n".join(lines) + "\n"
 
 
