@@ -106,8 +106,8 @@ def outside_tolerance(
     out: torch.Tensor, ref: torch.Tensor, tol: dict, scale: float | None = None
 ) -> torch.Tensor:
     """Rule 1 and the NaN/Inf rule of `compare` alone, as a 0-d bool tensor on the output's
-    device (no wait for the device: the bench checks every timed call this way and sums
-    the answers once a round)."""
+    device (no wait for the device: the bench checks most of its sampled calls this way
+    and reads the answers once a round)."""
     o_all = out.detach().to(torch.float64).reshape(-1)
     r_all = ref.detach().to(device=o_all.device, dtype=torch.float64).reshape(-1)
     return _elementwise(o_all, r_all, tol, scale, out.dtype)[0].any()

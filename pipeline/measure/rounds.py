@@ -123,15 +123,16 @@ def sample_indices(out, k: int, gen):
     return sum(c.long() * s for c, s in zip(coords, stride)) if coords else torch.zeros(k, dtype=torch.long)
 
 
+WIDTHS = {1: "uint8", 2: "int16", 4: "int32", 8: "int64"}  # raw bits of an element, by size
+
+
 def bits(t):
     """A tensor's raw bits as integers, so NaN compares equal to the same NaN."""
     import torch
 
-    width = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[t.element_size()]
-    return t.contiguous().view(width)
+    return t.contiguous().view(getattr(torch, WIDTHS[t.element_size()]))
 
 
-WIDTHS = {1: "uint8", 2: "int16", 4: "int32", 8: "int64"}  # raw bits of an element, by size
 # What every output holds before a round: a NaN with a payload of ours in every float width,
 # by element size, so an element a kernel never wrote is told apart from a NaN it computed.
 POISON = {1: 0x7F, 2: 0x7FA5, 4: 0x7FA5A5A5, 8: 0x7FFA5A5A5A5A5A5A}
@@ -149,7 +150,7 @@ class Output:
         import torch
 
         size = self.view.element_size()
-        return self.view.view(getattr(torch, WIDTHS[size])), POISON[size]
+        return self.view.view(getattr(torch, WIDTHS[size])), POISON[size]  # in place, any strides
 
     def poison(self) -> None:
         raw, pattern = self._raw()
