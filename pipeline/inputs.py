@@ -27,11 +27,24 @@ def with_specials(
     t, seed: int, share: float = 0.02, values=(float("nan"), float("inf"), float("-inf"), -0.0)
 ):
     """`t` with a seeded `share` of its elements replaced by NaN, +-Inf or -0.0, for the
-    adversarial families of ops whose reference defines what those give."""
+    adversarial families of ops whose reference defines what those give.
+
+    Every value in `values` lands at least once (where `t` has room), at distinct
+    positions written last: a random draw alone can leave a small case with no NaN at
+    all, and then a kernel that maps NaN to -inf passes."""
     gen = torch.Generator(device="cpu").manual_seed(int(seed) ^ 0x5BEC1A15)
     flat = t.reshape(-1)
-    k = max(1, int(flat.numel() * share))
-    where = torch.randint(0, flat.numel(), (k,), generator=gen)
-    picks = torch.tensor(values, dtype=torch.float64)[torch.randint(0, len(values), (k,), generator=gen)]
-    flat[where.to(flat.device)] = picks.to(device=flat.device, dtype=flat.dtype)
+    n = flat.numel()
+    k = max(1, int(n * share))
+    where = torch.randint(0, n, (k,), generator=gen)
+    table = torch.tensor(values, dtype=torch.float64)
+    picks = table[torch.randint(0, len(values), (k,), generator=gen)]
+    # One of each value, spread evenly from a random start so no two collide.
+    each = min(len(values), n)
+    start = int(torch.randint(0, n, (1,), generator=gen))
+    spread = (start + torch.arange(each) * max(1, n // each)) % n
+    ones = table[torch.randperm(len(values), generator=gen)[:each]]
+    # Two writes: with repeated indices in one write, CUDA leaves which value wins open.
+    for at, vals in ((where, picks), (spread, ones)):
+        flat[at.to(flat.device)] = vals.to(device=flat.device, dtype=flat.dtype)
     return t
