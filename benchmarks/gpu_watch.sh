@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Watch a gpu_repro.sh started in the background on a lent GPU machine, for at most SECONDS,
+# then hand back what it has so far: the console's tail, and dvc.lock, metrics/, plots/ and
+# logs/ of the run's copy in one archive under $OUT (a lent machine returns files from $OUT
+# only). Run it in every call after the one that started the run, back to back.
+#
+#   bash benchmarks/gpu_watch.sh SECONDS [RUN_DIR]
+set -u
+limit=${1:-540}
+run=${2:-${RUN_DIR:-/root/run}}
+end=$((SECONDS + limit))
+last=""
+while [ $SECONDS -lt "$end" ] && [ ! -e "$run/DONE" ]; do
+  now=$(ls -t "$run"/logs/*.log 2>/dev/null | head -1)
+  if [ -n "$now" ] && [ "$now" != "$last" ]; then echo "[$(date +%T)] working on $(basename "$now")"; last=$now; fi
+  sleep 10
+done
+[ -e "$run/DONE" ] && echo "[$(date +%T)] the run is DONE" || echo "[$(date +%T)] still running"
+tail -n 60 /root/console.log 2>/dev/null
+if [ -n "${OUT:-}" ] && [ -d "$run" ]; then
+  (cd "$run" && tar czf "$OUT/run.tgz" dvc.lock metrics plots logs 2>/dev/null)
+  cp /root/console.log "$OUT/" 2>/dev/null
+  ls -la "$OUT"
+fi
