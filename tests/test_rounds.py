@@ -324,3 +324,26 @@ def test_poison_is_a_nan_of_our_own_that_a_computed_nan_is_not(dtype):
     out.view[1] = float("nan")  # what a kernel computes: the canonical NaN
     out.view[2] = 1.0
     assert out.poisoned().tolist() == [True, False, False, True, True]
+
+
+def test_a_rounds_input_copy_is_timed_for_the_calls_the_bench_plans():
+    """The stage plans each shape's calls and times the copy of a round's inputs for that
+    many before any child exists; the bench then makes exactly that many calls."""
+    from pipeline.measure.rounds import calls_for, copy_cost_us
+
+    op = load_op("vector_add", REPO)
+    cfg = RoundsConfig(round_ms=0.05, max_calls=64)
+    calls = calls_for(op, {"n": 2**12}, torch.float32, 0.01, cfg, free_bytes=2**30)
+    assert calls == 64
+    assert copy_cost_us(op, {"n": 2**12}, torch.float32, calls, place=CpuPlace(), reps=3) >= 0.0
+    b = ShapeBench(
+        FakeChild(), op, {"n": 2**12}, torch.float32, 1, cfg, roof_us=0.01, calls=17, place=CpuPlace()
+    )
+    b.setup()
+    try:
+        assert b.n == 17 and len(b.outputs) == 17
+        # one staging buffer per input position, laid out as the memory the child reads
+        assert [s.numel() for s in b.staged] == [sh.flat.numel() for sh in b.shared]
+        assert all(torch.equal(v, s) for views, stag in zip(b.views, b.staging) for v, s in zip(views, stag))
+    finally:
+        b.close()

@@ -119,7 +119,7 @@ def bench_step(op_name: str, path: Path, root: Path, params: dict, gpu: str, say
     from pipeline.core.records import read_metrics
     from pipeline.core.sandbox import candidate_cache, trusted_parent
     from pipeline.measure.rounds import RoundsConfig
-    from pipeline.stages.bench import measure_copy_costs, measure_fixed_cost, shape_label, time_child
+    from pipeline.stages.bench import measure_fixed_cost, plan_shapes, shape_label, time_child
 
     trusted_parent()
     op = load_op(op_name, root)
@@ -130,9 +130,9 @@ def bench_step(op_name: str, path: Path, root: Path, params: dict, gpu: str, say
     shape = op.BENCH_SHAPES[-1]
     label, cfg, seed = shape_label(shape), RoundsConfig.from_params(sec), random.randrange(2**31)
     say(f"try {op_name}/{path.stem}: timing at {label} from outside its process ...")
-    fixed, copies = measure_fixed_cost(600, cfg.samples), measure_copy_costs(op, [shape], dtype)
+    fixed, plans = measure_fixed_cost(600, cfg.samples), plan_shapes(op, [shape], dtype, cfg, ceilings)
     rec = time_child({"path": str(path)}, candidate_cache(path, "cuda"), op, [shape], dtype, seed, cfg, ceilings,
-                     target, fixed, float(sec.get("timeout_s", 1800)), path.stem, copies)["shapes"][label]  # fmt: skip
+                     target, fixed, float(sec.get("timeout_s", 1800)), path.stem, plans)["shapes"][label]  # fmt: skip
     if rec.get("status") != "ok":
         return {"status": "failed", "reason": rec.get("reason"), "shape": label}
     committed = read_metrics(root, "bench", op_name)
@@ -147,7 +147,7 @@ def bench_step(op_name: str, path: Path, root: Path, params: dict, gpu: str, say
                 }
     if not baselines:  # none measured on this GPU yet: torch eager, now
         b = time_child({"baseline": "torch_eager", "op": op_name, "root": str(root)}, candidate_cache(None, f"baseline torch_eager {op_name}"),
-                       op, [shape], dtype, seed, cfg, ceilings, target, fixed, 1800, "baseline torch_eager", copies)["shapes"][label]  # fmt: skip
+                       op, [shape], dtype, seed, cfg, ceilings, target, fixed, 1800, "baseline torch_eager", plans)["shapes"][label]  # fmt: skip
         if b.get("status") == "ok":
             baselines["torch_eager"] = {
                 "median_us": b["median_us"],

@@ -7,8 +7,8 @@ the inputs and the verdict. One round:
   1. fresh inputs: every call of the round gets new random contents (make_inputs on a new
      seed), made by this process in staging memory of its own that the child cannot see;
      every output is poisoned (a NaN of our own bit pattern: POISON);
-  2. the window: `perf_counter` from the copy of the fresh inputs into the memory the child
-     has mapped (then the L2 flush), through the request "replay these graphs, in this
+  2. the window: `perf_counter` from the copy of the staged inputs into the memory the child
+     has mapped (one copy per input position, every call's; then the L2 flush), through the request "replay these graphs, in this
      order", to the moment a sample of output elements, read by THIS process straight
      from the child's memory, is back. The inputs exist where the child can read them only
      inside the window, so work on them (by a thread or a kernel the child left running)
@@ -18,8 +18,8 @@ the inputs and the verdict. One round:
      the sample against the outputs read again later (unchanged), calls not replayed
      still poisoned (no call computed another's), the inputs as they were written.
 
-per call = (window - the fixed cost of an empty window) / calls - the copy of one call's
-inputs. Both are measured before any candidate child exists (the empty window with a
+per call = (window - the fixed cost of an empty window - the copy of the round's inputs)
+/ calls replayed. Both are measured before any candidate child exists (the empty window with a
 child that runs no candidate code; the copies by this process alone), so no candidate can
 inflate what is subtracted; what a candidate adds to its own window (a slow reply, work
 beside the copies) only makes it slower.
@@ -256,33 +256,50 @@ def fixed_cost_us(null_child, samples: int = 2048, reps: int = 40, place=None) -
     return statistics.median(times)
 
 
-def copy_cost_us(op, shape: dict, dtype, place=None, reps: int = 15, budget_bytes: int = 2**32) -> float:
-    """The window's copy of one call's inputs (staging memory to the memory the child reads),
-    timed by this process alone: per call, microseconds, the median of `reps` copies of up
-    to 16 calls' inputs (within `budget_bytes`), less the wait that ends them (which the
-    empty window holds)."""
+def input_sizes(op, shape: dict, dtype) -> tuple[list[int], int, tuple]:
+    """Per input position, the bytes one call's input takes in the bench's memory (padded);
+    the bytes of one call's output and its shape (from "meta" tensors: no memory)."""
+    meta = op.make_inputs(0, "meta", dtype, **shape)
+    expected = op.reference(*meta)
+    sizes = [_padded(t.numel() * t.element_size()) for t in meta]
+    return sizes, expected.numel() * meta[0].element_size(), tuple(expected.shape)
+
+
+def calls_for(op, shape: dict, dtype, roof_us: float, cfg: RoundsConfig, free_bytes: int) -> int:
+    """How many distinct calls a shape gets (plan_calls), counting each call's inputs twice:
+    the memory the child reads and this process's staging copy."""
+    sizes, out_bytes, _ = input_sizes(op, shape, dtype)
+    return plan_calls(2 * sum(sizes), out_bytes, roof_us, cfg, free_bytes)
+
+
+def copy_cost_us(op, shape: dict, dtype, calls: int, place=None, reps: int = 15) -> float:
+    """The window's copy of a round's inputs: per input position, one copy of all `calls`
+    calls' staged inputs into memory allocated as the child's is (place.memory.Shared),
+    timed by this process alone. Median of `reps`, microseconds, less the wait that ends
+    it (which the empty window holds)."""
     import torch
 
     place = place or CudaPlace()
-    first = op.make_inputs(0, place.device, dtype, **shape)
-    per_call = max(1, sum(t.numel() * t.element_size() for t in first))
-    k = max(1, min(16, budget_bytes // (2 * per_call)))
-    src = [first, *(op.make_inputs(s, place.device, dtype, **shape) for s in range(1, k))]
-    dst = [tuple(torch.empty_like(t) for t in inputs) for inputs in src]
+    sizes, _, _ = input_sizes(op, shape, dtype)
+    staging = [torch.zeros(calls * size, dtype=torch.uint8, device=place.device) for size in sizes]
+    shared = [place.memory.Shared(calls * size) for size in sizes]
 
     def timed(copy: bool) -> float:
         place.sync()
         t0 = time.perf_counter()
-        for targets, sources in zip(dst, src) if copy else ():
-            for a, b in zip(targets, sources):
-                a.copy_(b)
+        for dst, src in zip(shared, staging) if copy else ():
+            dst.flat.copy_(src)
         place.sync()
         return (time.perf_counter() - t0) * 1e6
 
-    timed(True)  # first touch of the pages
-    full = statistics.median(timed(True) for _ in range(reps))
-    empty = statistics.median(timed(False) for _ in range(reps))
-    return max(0.0, full - empty) / k
+    try:
+        timed(True)  # first touch of the pages
+        full = statistics.median(timed(True) for _ in range(reps))
+        empty = statistics.median(timed(False) for _ in range(reps))
+    finally:
+        for sh in shared:
+            sh.close()
+    return max(0.0, full - empty)
 
 
 class CudaPlace:
@@ -326,9 +343,8 @@ class CudaPlace:
 class ShapeBench:
     """One shape of one child's candidate: set up, timed in rounds, judged every round."""
 
-    def __init__(
-        self, child, op, shape: dict, dtype, seed: int, cfg: RoundsConfig, roof_us: float, place=None
-    ):
+    def __init__(self, child, op, shape: dict, dtype, seed: int, cfg: RoundsConfig, roof_us: float,
+                 calls: int | None = None, place=None):  # fmt: skip
         self.child, self.op, self.shape, self.dtype, self.cfg, self.roof_us = (
             child,
             op,
@@ -338,6 +354,7 @@ class ShapeBench:
             roof_us,
         )
         self.place = place or CudaPlace()
+        self.n = calls  # None: planned at setup from the memory free then (calls_for)
         self.rng = random.Random(seed)
         self.shared, self.mapped, self.views, self.outputs = [], {}, [], []
 
@@ -350,22 +367,28 @@ class ShapeBench:
         Shared, typed_view = self.place.memory.Shared, self.place.memory.typed_view
         start = time.perf_counter()
         meta = self.op.make_inputs(0, "meta", self.dtype, **self.shape)
-        expected = self.op.reference(*meta)
-        self.out_shape = tuple(expected.shape)
-        sizes = [_padded(t.numel() * t.element_size()) for t in meta]
-        out_bytes = expected.numel() * meta[0].element_size()
-        # inputs twice: the shared memory the child reads, and this process's staging copy
-        self.n = plan_calls(2 * sum(sizes), out_bytes, self.roof_us, self.cfg, self.place.free_bytes())
+        sizes, _, self.out_shape = input_sizes(self.op, self.shape, self.dtype)
+        if self.n is None:
+            self.n = calls_for(
+                self.op, self.shape, self.dtype, self.roof_us, self.cfg, self.place.free_bytes()
+            )
+        # Per input position, one allocation the child reads and one staging buffer of ours,
+        # laid out alike: call i's input is at i * size in both, so a round's inputs go over
+        # in one copy per position (a copy per call was a launch per call inside the window).
         self.shared = [Shared(self.n * size) for size in sizes]
+        self.staged = [
+            torch.zeros(self.n * size, dtype=torch.uint8, device=self.place.device) for size in sizes
+        ]
         layout = [[{"dtype": str(t.dtype).removeprefix("torch."), "size": list(t.shape),
                     "stride": list(torch.empty(t.shape, device="meta").stride()), "offset": i * size}
                    for t, size in zip(meta, sizes)] for i in range(self.n)]  # fmt: skip
         self.views = [tuple(typed_view(sh.flat, t.dtype, m["size"], m["stride"], m["offset"])
                             for sh, t, m in zip(self.shared, meta, metas)) for metas in layout]  # fmt: skip
-        self.staging = [tuple(torch.empty_like(v) for v in views) for views in self.views]
+        self.staging = [tuple(typed_view(st, t.dtype, m["size"], m["stride"], m["offset"])
+                              for st, t, m in zip(self.staged, meta, metas)) for metas in layout]  # fmt: skip
         for i in range(self.n):
             self.refresh(i)
-        self.publish(range(self.n))  # the capture's warm-up calls read real inputs
+        self.publish()  # the capture's warm-up calls read real inputs
         self.place.sync()
         self.graphs = group_calls(self.n, self.roof_us, self.rng)
         reply = self.child.ask({"cmd": "setup", "handles": [sh.handle for sh in self.shared], "sets": layout,
@@ -381,11 +404,11 @@ class ShapeBench:
         for stage, values in zip(self.staging[i], fresh):
             stage.copy_(values)
 
-    def publish(self, calls) -> None:
-        """The staged inputs of `calls` into the memory the child reads (the window's copies)."""
-        for i in calls:
-            for view, stage in zip(self.views[i], self.staging[i]):
-                view.copy_(stage)
+    def publish(self) -> None:
+        """Every call's staged inputs into the memory the child reads: one copy per input
+        position (the window's copies; copy_cost_us times the same)."""
+        for shared, staged in zip(self.shared, self.staged):
+            shared.flat[: staged.numel()].copy_(staged)
 
     def map_outputs(self, described) -> None:
         memory = self.place.memory
@@ -415,7 +438,8 @@ class ShapeBench:
     # ---------------------------------------------------------------- rounds
     def run(self, fixed_us: float, copy_us: float = 0.0) -> dict:
         """Rounds until the median is steady. `fixed_us`: the empty window; `copy_us`: the
-        window's copy of one call's inputs (both measured before any candidate child)."""
+        window's copy of a round's inputs (copy_cost_us for this many calls); both measured
+        before any candidate child."""
         import torch
 
         from pipeline.measure.timing import ClockMonitor, Sampler, TimingConfig
@@ -441,7 +465,7 @@ class ShapeBench:
                 gather = Gather(self.outputs, calls, self.cfg.samples, gen, self.place.device)
                 self.place.sync()
                 start = time.perf_counter()
-                self.publish(calls)
+                self.publish()
                 flush.zero_()  # the copies leave the inputs in L2: out again
                 self.place.sync()
                 reply = self.child.ask({"cmd": "replay", "order": order})
@@ -454,7 +478,7 @@ class ShapeBench:
                     raise Wrong(f"raised {reply['raised']}")
                 checked += self.judge(calls, gather, taken)
                 if rounds >= self.cfg.warmup_rounds:
-                    sampler.samples.append(max(0.0, (window_us - fixed_us) / len(calls) - copy_us))
+                    sampler.samples.append(max(0.0, (window_us - fixed_us - copy_us) / len(calls)))
                     parts.add(reply, (end - replied) * 1e6, len(calls))
                 rounds += 1
         timing = sampler.result("rounds", len(calls), clocks.summary()).as_dict()
@@ -512,7 +536,7 @@ class ShapeBench:
 
     def close(self) -> None:
         """Our mappings of the child's memory go first, then the child lets go of ours."""
-        self.outputs, self.views, self.staging = [], [], []
+        self.outputs, self.views, self.staging, self.staged = [], [], [], []
         for m in self.mapped.values():
             m.close()
         self.mapped = {}

@@ -76,10 +76,11 @@ def roofline_us(op, shape: dict, dtype, ceilings: dict) -> float:
 
 
 def time_child(hello: dict, cache, op, shapes: list[dict], dtype, seed: int, cfg, ceilings, target, fixed_us,
-               timeout_s: float, label: str, copy_us: dict | None = None) -> dict:  # fmt: skip
+               timeout_s: float, label: str, plans: dict | None = None) -> dict:  # fmt: skip
     """Every shape of one candidate or baseline, timed by rounds from this process; the code
-    under test runs in a locked-down child (pipeline/measure/bench_runner.py). `copy_us`:
-    each shape's copy of one call's inputs (measure_copy_costs, before any child)."""
+    under test runs in a locked-down child (pipeline/measure/bench_runner.py). `plans`: per
+    shape, its number of calls and the copy of a round's inputs (plan_shapes, before any
+    child); a shape without one is planned at its setup and has no copy subtracted."""
     import tempfile
 
     from pipeline.core.sandbox import Child, ChildDied
@@ -101,14 +102,14 @@ def time_child(hello: dict, cache, op, shapes: list[dict], dtype, seed: int, cfg
                         "reason": f"not installed: {missing.group(1)}" if missing else error,
                     }
                 else:
-                    bench = ShapeBench(
-                        child, op, shape, dtype, seed + i, cfg, roofline_us(op, shape, dtype, ceilings)
-                    )
+                    plan = (plans or {}).get(shape_label(shape), {})
+                    bench = ShapeBench(child, op, shape, dtype, seed + i, cfg, roofline_us(op, shape, dtype, ceilings),
+                                       calls=plan.get("calls"))  # fmt: skip
                     try:
                         setup_s = bench.setup()
-                        copies = (copy_us or {}).get(shape_label(shape), 0.0)
                         began = time.monotonic()
-                        rec = judge_timing(op, shape, dtype, bench.run(fixed_us, copies), ceilings, target)
+                        timing = bench.run(fixed_us, plan.get("copy_us", 0.0))
+                        rec = judge_timing(op, shape, dtype, timing, ceilings, target)
                         rec.update(setup_s=round(setup_s, 2), timed_s=round(time.monotonic() - began, 2))
                     except Wrong as exc:  # the candidate's doing
                         rec = {"status": "failed", "reason": str(exc)}
@@ -160,12 +161,21 @@ def measure_fixed_cost(timeout_s: float, samples: int) -> float:
             child.close()
 
 
-def measure_copy_costs(op, shapes: list[dict], dtype) -> dict:
-    """Per shape, the window's copy of one call's inputs, timed by this process while no
-    child exists (pipeline/measure/rounds.py: copy_cost_us)."""
-    from pipeline.measure.rounds import copy_cost_us
+def plan_shapes(op, shapes: list[dict], dtype, cfg, ceilings: dict) -> dict:
+    """Per shape, how many distinct calls it gets and the window's copy of a round's inputs
+    for that many, timed by this process while no child exists (pipeline/measure/rounds.py:
+    calls_for, copy_cost_us), so no candidate can inflate what is subtracted."""
+    import torch
 
-    return {shape_label(shape): copy_cost_us(op, shape, dtype) for shape in shapes}
+    from pipeline.measure.rounds import calls_for, copy_cost_us
+
+    plans = {}
+    for shape in shapes:
+        free = torch.cuda.mem_get_info()[0]
+        calls = calls_for(op, shape, dtype, roofline_us(op, shape, dtype, ceilings), cfg, free)
+        plans[shape_label(shape)] = {"calls": calls, "copy_us": copy_cost_us(op, shape, dtype, calls)}
+        torch.cuda.empty_cache()  # the staging it timed goes back: the next shape plans on free memory
+    return plans
 
 
 def bench_all(op_name: str, root: Path, params: dict) -> dict:
@@ -198,10 +208,10 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
     shapes = op.BENCH_SHAPES
     timeout = float(sec.get("timeout_s", 1800))
     fixed_us = measure_fixed_cost(timeout, cfg.samples)
-    copy_us = measure_copy_costs(op, shapes, dtype)
+    plans = plan_shapes(op, shapes, dtype, cfg, ceilings)
+    copies = ", ".join(f"{p['copy_us']:.1f} us ({p['calls']} calls)" for p in plans.values())
     print(f"bench {op_name} {sec.get('dtype', 'bfloat16')} at {', '.join(map(shape_label, shapes))}, seed {seed}, "
-          f"empty window {fixed_us:.1f} us, input copies {', '.join(f'{v:.1f}' for v in copy_us.values())} us "
-          "per call:", flush=True)  # fmt: skip
+          f"empty window {fixed_us:.1f} us, a round's input copy {copies}:", flush=True)  # fmt: skip
     baselines = reusable_baselines(root, op_name, params)
     for name in BASELINES:
         if name in baselines:
@@ -212,7 +222,7 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
         else:
             baselines[name] = time_child({"baseline": name, "op": op_name, "root": str(root)},
                                          candidate_cache(None, f"baseline {name} {op_name}"), op, shapes, dtype, seed,
-                                         cfg, ceilings, target, fixed_us, timeout, f"baseline {name}", copy_us)  # fmt: skip
+                                         cfg, ceilings, target, fixed_us, timeout, f"baseline {name}", plans)  # fmt: skip
     kept = reusable(
         root / metrics_path("bench", op_name), "bench", op_name, root, params, [p.stem for p in accepted]
     )
@@ -223,7 +233,7 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
             results[p.stem] = kept[p.stem]
         else:
             results[p.stem] = time_child({"path": str(p)}, candidate_cache(p, "cuda"), op, shapes, dtype, seed, cfg,
-                                         ceilings, target, fixed_us, timeout, p.stem, copy_us)  # fmt: skip
+                                         ceilings, target, fixed_us, timeout, p.stem, plans)  # fmt: skip
     peers = {}
     for name in sec.get("peers") or []:  # other people's kernels, timed by the same clock
         wrapper = root / "peers" / op_name / f"{name}.py"
@@ -232,7 +242,7 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
                                       for s in shapes}}  # fmt: skip
             continue
         peers[name] = time_child({"path": str(wrapper)}, candidate_cache(wrapper, "cuda"), op, shapes, dtype, seed,
-                                 cfg, ceilings, target, fixed_us, timeout, f"peer {name}", copy_us)  # fmt: skip
+                                 cfg, ceilings, target, fixed_us, timeout, f"peer {name}", plans)  # fmt: skip
     headline = shape_label(shapes[-1])
     for path in accepted:
         res = results[path.stem]
@@ -267,7 +277,7 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
         "seed": seed,
         "method": "rounds: timed from the stage's own process (pipeline/measure/rounds.py)",
         "empty_window_us": fixed_us,
-        "input_copy_us": copy_us,
+        "round_plans": plans,
         "ceilings": {k: v for k, v in ceilings.items() if not isinstance(v, dict)},
         "candidates": results,
         "baselines": baselines,
