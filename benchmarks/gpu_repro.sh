@@ -81,7 +81,7 @@ export PYTHONPATH=$run${PYTHONPATH:+:$PYTHONPATH}    # the benchmarks import pip
 # The judge on this GPU (issue 13): a correct Triton softmax 20 times with fresh secret seeds,
 # every cheat and correct fixture through the tests, the timing cheats through the bench,
 # then the peers and fixtures as candidates (benchmarks/gpu_judge_probe.sh).
-TAIL=25 step judge20 bash -c 'seq 20 | xargs -P 10 -I{} sh -c "python -m pipeline check softmax \
+TAIL=25 step judge20 bash -c 'seq 20 | xargs -P 4 -I{} sh -c "python -m pipeline check softmax \
   kernels/softmax/triton.py --device cuda > logs/judge20-{}.log 2>&1; echo run {} exit \$?"'
 TAIL=30 step cheats-gpu python -m pytest -q -p no:cacheprovider tests/test_check.py -k "cheat or correct"
 TAIL=12 step gpu-tests python -m pytest -q -m gpu -rs -p no:cacheprovider

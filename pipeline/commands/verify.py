@@ -189,8 +189,11 @@ def check_verdicts(tree, reader: TreeReader, op: str, stages: dict, found: Findi
 # ------------------------------------------------------------------------------- command
 
 
-def verify_range(repo, rev_range: str, strict: bool = False, out=sys.stdout) -> list[str]:
-    """Check every commit of `rev_range`; print one line each; return the bad commits."""
+def verify_range(
+    repo, rev_range: str, strict: bool = False, out=sys.stdout, kinds: set | None = None
+) -> list[str]:
+    """Check every commit of `rev_range`; print one line each; return the bad commits (and
+    add the kinds of problem that made them bad to `kinds`)."""
     import git
 
     try:
@@ -206,6 +209,8 @@ def verify_range(repo, rev_range: str, strict: bool = False, out=sys.stdout) -> 
             print(f"skip    {label}: {found.skipped}", file=out)
         elif problems:
             bad.append(commit.hexsha)
+            if kinds is not None:
+                kinds.update(p.kind for p in problems)
             print(f"BAD     {label}", file=out)
             for p in problems:
                 print(f"          - {p}", file=out)
@@ -218,18 +223,30 @@ def verify_range(repo, rev_range: str, strict: bool = False, out=sys.stdout) -> 
     return bad
 
 
+# What to do about each kind of problem, printed under a failed verify.
+HINTS = {
+    STALE: "stale: the files changed after `dvc repro` wrote dvc.lock, or were committed without "
+    "re-running it (e.g. with `git commit --no-verify`): run `dvc repro` and commit what it writes",
+    MISSING: "missing: a stage never ran, or a candidate was never tested: run `dvc repro`",
+    INCORRECT: "incorrect: a candidate the test stage rejected was committed: fix it or take it out",
+    UNCOMPILED: "uncompiled: a candidate does not build for the target",
+    UNVERIFIED: "unverified (--strict): a candidate was never judged on a GPU, or its DSL was not "
+    "installed where `dvc repro` ran: run it on a GPU host with every DSL installed",
+}
+
+
 def cmd_verify(args) -> int:
+    kinds: set[str] = set()
     try:
         repo = open_repo(args.root)
-        bad = verify_range(repo, args.range, args.strict)
+        bad = verify_range(repo, args.range, args.strict, kinds=kinds)
     except GitError as exc:
         print(f"kpipe verify: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if bad:
+        hints = "".join(f"\n({HINTS[k]})" for k in sorted(kinds) if k in HINTS)
         print(
-            f"\nkpipe verify: {len(bad)} bad commit(s): {' '.join(s[:7] for s in bad)}\n"
-            "(stale: the files changed after `dvc repro` wrote dvc.lock, or were committed without "
-            "re-running it, e.g. with `git commit --no-verify`)",
+            f"\nkpipe verify: {len(bad)} bad commit(s): {' '.join(s[:7] for s in bad)}{hints}",
             file=sys.stderr,
         )
         return EXIT_BAD
