@@ -67,3 +67,48 @@ def test_unverified_dtypes_are_named_in_an_accepted_verdict():
     record = verdict(rungs, "cpu", 1, 0.0)
     assert record["verdict"] == "accepted"
     assert record["unverified_dtypes"] == ["bfloat16"] and "bfloat16" in record["reason"]
+
+
+def test_a_judge_out_of_memory_gives_no_verdict_and_any_other_death_rejects(monkeypatch, tmp_path):
+    """The H200 run of 2026-12-03 checked ten candidates side by side; a judge that ran the
+    GPU out of memory said REJECTED for a correct kernel. Out of memory is unverified now;
+    a judge killed or crashed otherwise (a candidate's likely doing) is still a rejection."""
+    import pipeline.check.isolate
+    from pipeline.check.judge import run_checks
+
+    def died(reason, status="crashed"):
+        monkeypatch.setattr(
+            pipeline.check.isolate, "run_isolated", lambda *a, **k: {"status": status, "reason": reason}
+        )
+        return run_checks("softmax", tmp_path / "k.py", "cuda", tmp_path, 1, {}, 10)
+
+    oom = died("OutOfMemoryError: CUDA out of memory. Tried to allocate 1024.00 MiB.")
+    assert oom["verdict"] == "unverified" and not oom["correct"] and oom["rungs"]["process"]["ok"] is None
+    for reason, status in (
+        ("process killed by SIGKILL", "crashed"),
+        ("did not finish within 70 s", "timeout"),
+    ):
+        dead = died(reason, status)
+        assert dead["verdict"] == "rejected" and dead["rungs"]["process"]["ok"] is False, reason
+
+
+def test_a_layout_move_of_a_launch_written_buffer_stays_the_kernels_output():
+    """out[:, :N].contiguous() after a kernel wrote a padded buffer is the kernel's output
+    (TileLang's matmul, rejected on the H200 on 2026-12-03); a move of anything a launch did
+    not write, an input say, is not."""
+    from pipeline.check.monitor import CallMonitor
+
+    monitor = CallMonitor()
+    x = torch.randn(4, 7)
+    with monitor.call() as rec:
+        padded = torch.empty(4, 8)
+        monitor.record.launches += 1  # stands in for a launch that wrote `padded`
+        padded.fill_(1.0)
+        rec.snapshot_allocations()
+        out = padded[:, :7].contiguous()
+        moved_input = x.t().contiguous()
+        assert rec.output_problem(out) is None
+        assert (
+            rec.output_problem(moved_input)
+            == "the returned tensor was not allocated through torch during the call"
+        )

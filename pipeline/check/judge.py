@@ -755,9 +755,12 @@ def resolve_device(requested: str = "auto") -> str:
 
 def run_checks(op: str, path: Path, device: str, root: Path, secret: int, settings: dict,
                timeout_s: float) -> dict:  # fmt: skip
-    """check_candidate in a judge process of its own; a crash of the judge itself (never the
-    candidate's doing: it runs in the runner) is still a record, not a dead stage. A
-    reference that breaks the contract comes back as {"status": "usage", "reason"}."""
+    """check_candidate in a judge process of its own; a judge that died is still a record.
+    A dead judge is a rejection (the candidate is the likely killer), except a judge that
+    raised "out of memory" itself (on the H200, 2026-12-03, ten checks side by side ran the
+    GPU out of memory): that is "unverified", no verdict either way, since a candidate that
+    exhausts the machine on purpose gains nothing from it. A reference that breaks the
+    contract comes back as {"status": "usage", "reason"}."""
     from pipeline.check.isolate import run_isolated
 
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
@@ -769,8 +772,16 @@ def run_checks(op: str, path: Path, device: str, root: Path, secret: int, settin
     if res.get("status") in ("ok", "usage"):
         res.pop("log_tail", None)
         return res
-    reason = f"process: the judge itself failed ({res['status']}: {res.get('reason')})"
-    return {"status": "ok", "verdict": "rejected", "correct": False, "reason": reason, "backend": None,
-            "device": device, "secret_seed": secret, "interpreter": device == "cpu", "seconds": res.get("elapsed_s"),
-            "worst": {}, "needs_gpu": [], "unverified_dtypes": [], "rungs": {"process": {"ok": False, "reason": reason}},
+    out_of_memory = res.get("status") == "crashed" and "out of memory" in str(res.get("reason")).lower()
+    if out_of_memory:
+        reason = (f"process: the judge ran out of memory ({res.get('reason')}): no verdict; run it again "
+                  "when no other process holds the machine's memory")  # fmt: skip
+        rung = {"ok": None, "status": "not run", "reason": reason}
+    else:
+        reason = f"process: the judge itself failed ({res['status']}: {res.get('reason')})"
+        rung = {"ok": False, "reason": reason}
+    return {"status": "ok", "verdict": "unverified" if out_of_memory else "rejected", "correct": False,
+            "reason": reason, "backend": None, "device": device, "secret_seed": secret,
+            "interpreter": device == "cpu", "seconds": res.get("elapsed_s"), "worst": {},
+            "needs_gpu": ["process"] if out_of_memory else [], "unverified_dtypes": [], "rungs": {"process": rung},
             "failures": [{"rung": "process", "reason": reason, "log_tail": res.get("log_tail", "")}]}  # fmt: skip

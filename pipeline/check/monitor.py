@@ -166,7 +166,9 @@ class _Watch(TorchDispatchMode):
         if name in CONSTANT_ALLOCATING:
             return self.monitor.poisoned_alloc(func(*args, **kwargs), keep_values=True)
         if name in LAYOUT and _same_dtype(args):
-            return func(*args, **kwargs)  # a strided input made contiguous: a move, no compute
+            # a move, no compute: a strided input made contiguous, or a kernel's output moved
+            # out of a padded buffer (out[:, :N].contiguous()), which stays the kernel's
+            return self.monitor.moved(name, args, func(*args, **kwargs))
         if name not in HARMLESS:
             rec.torch_ops.append(str(func.name()) if hasattr(func, "name") else name)
         return func(*args, **kwargs)
@@ -243,6 +245,35 @@ class CallMonitor:
                 buffer, used = zone
                 damaged += int((buffer[used:] != CANARY).sum())
         return damaged
+
+    def launch_written(self, t) -> Allocation | None:
+        """The allocation of this call that holds `t`, if a launch wrote it and nothing has
+        changed it since."""
+        if not isinstance(t, torch.Tensor) or self.record is None:
+            return None
+        home = next((a for a in self.record.allocations if a.holds(t)), None)
+        if home is None or home.after_launch is None:
+            return None
+        return home if torch.equal(home.buffer[: home.used_bytes], home.after_launch) else None
+
+    def moved(self, name: str, args, result):
+        """A layout move's result. Moved out of a buffer a launch wrote (and nothing changed
+        since), it is the kernel's output too: a fresh copy (clone, contiguous) is tracked as
+        written now, a copy_ into a buffer of this call counts as that buffer's last write.
+        Anything else (a move of an input, say) is left as it was: not the kernel's."""
+        source = args[1] if name == "copy_" and len(args) > 1 else args[0] if args else None
+        if self.launch_written(source) is None:
+            return result
+        if name == "copy_":
+            home = next((a for a in self.record.allocations if a.holds(result)), None)
+            if home is not None:
+                home.after_launch = home.buffer[: home.used_bytes].clone()
+            return result
+        moved = self.poisoned_alloc(result, keep_values=True)
+        home = self.record.allocations[-1] if moved is not result else None
+        if home is not None:
+            home.after_launch = home.buffer[: home.used_bytes].clone()
+        return moved
 
     def poisoned_alloc(self, tensor: torch.Tensor, keep_values: bool = False) -> torch.Tensor:
         """Re-home a fresh allocation at the start of a bigger buffer: poison (or, for a
