@@ -8,21 +8,23 @@ the inputs and the verdict. One round:
      seed), made by this process in staging memory of its own that the child cannot see;
      every output is poisoned (a NaN of our own bit pattern: POISON);
   2. the window: `perf_counter` from the copy of the staged inputs into the memory the child
-     has mapped (one copy per input position, every call's; then the L2 flush), through the request "replay these graphs, in this
-     order", to the moment a sample of output elements, read by THIS process straight
-     from the child's memory, is back. The inputs exist where the child can read them only
-     inside the window, so work on them (by a thread or a kernel the child left running)
-     is inside it too; work deferred past the reply is in the window or in the sample
-     (then caught below);
+     has mapped (one copy per input position, every call's inputs at once; then the L2
+     flush), through the request "replay these graphs, in this order", to the moment a
+     sample of output elements, read by THIS process straight from the child's memory, is
+     back. The inputs exist where the child can read them only inside the window, so work
+     on them (by a thread or a kernel the child left running) is inside it too; work
+     deferred past the reply is in the window or in the sample (then caught below);
   3. the judgement: every replayed call's output against the reference of its own inputs,
      the sample against the outputs read again later (unchanged), calls not replayed
      still poisoned (no call computed another's), the inputs as they were written.
 
 per call = (window - the fixed cost of an empty window - the copy of the round's inputs)
-/ calls replayed. Both are measured before any candidate child exists (the empty window with a
-child that runs no candidate code; the copies by this process alone), so no candidate can
-inflate what is subtracted; what a candidate adds to its own window (a slow reply, work
-beside the copies) only makes it slower.
+/ calls replayed. Both are measured before any candidate child exists (the empty window
+with a child that runs no candidate code; the copy by this process alone), so no candidate
+can inflate what is subtracted; what a candidate adds to its own window (a slow reply, work
+beside the copies) only makes it slower. Known gap: on the H200 a window in which the child
+did real GPU work cost ~0.5-0.7 ms more than the empty one, at every shape, which reads as
+1.3x at the largest memory-bound shapes (benchmarks/results/h200-2026-12-03).
 Calls are on distinct inputs whose total spans many times the L2. Short calls are dealt
 at random into graphs of several calls each (GRAPH_MIN_US: a GPU left without queued work
 costs far more to resume than the call) and a round replays a random half of the graphs
