@@ -65,7 +65,7 @@ def main(argv=None) -> int:
     from pipeline.core.sandbox import candidate_cache, trusted_parent
     from pipeline.measure.roofline import measure_ceilings
     from pipeline.measure.rounds import RoundsConfig
-    from pipeline.stages.bench import measure_fixed_cost, plan_shapes, time_child
+    from pipeline.stages.bench import round_plans, time_child
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--op", default="softmax")
@@ -89,7 +89,7 @@ def main(argv=None) -> int:
     shapes = op.BENCH_SHAPES[: args.shapes or None]
     cfg = RoundsConfig(max_rounds=20, max_time_s=10.0) if args.quick else RoundsConfig()
     cfg.max_calls = args.max_calls or cfg.max_calls
-    fixed, plans = measure_fixed_cost(600, cfg.samples), plan_shapes(op, shapes, dtype, cfg, ceilings)
+    fixed, plans = round_plans(args.op, ROOT, op, shapes, dtype, cfg, ceilings, 600)
     rounds = time_child({"path": str(path)}, candidate_cache(path, "cuda"), op, shapes, dtype,
                         random.randrange(2**31), cfg, ceilings, 0.9, fixed, 900, args.impl, plans)  # fmt: skip
     kernel = load_candidate(op, path, ROOT).kernel  # a benchmark script: trusted here on purpose
@@ -116,7 +116,9 @@ def main(argv=None) -> int:
               f"{row['calls_per_round']} calls, IQR {row['iqr_us']}), do_bench {ref:.2f} us (in shared memory {in_shared:.2f}), ratio {row['ratio']}; "
               f"the same graphs in one process {one_process}, ratio {row['ratio_to_one_process']}; per call {row['window_parts']}",
               flush=True)  # fmt: skip
-    print(f"empty window {fixed:.1f} us; per shape, calls and a round's input copy {plans}")
+    print(
+        f"empty window {fixed:.1f} us; per shape, the calls, a round's input copy and the fixed cost: {plans}"
+    )
     if args.out:
         Path(args.out).write_text(json.dumps({"fixed_us": fixed, "rows": rows, "record": rounds}, indent=1,
                                              default=str))  # fmt: skip

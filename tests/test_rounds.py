@@ -347,3 +347,36 @@ def test_a_rounds_input_copy_is_timed_for_the_calls_the_bench_plans():
         assert all(torch.equal(v, s) for views, stag in zip(b.views, b.staging) for v, s in zip(views, stag))
     finally:
         b.close()
+
+
+class ReportsGpuTime(FakeChild):
+    """A trusted child that says how long its replays took on the device."""
+
+    REPLAY_S = 0.002
+
+    def ask(self, msg):
+        reply = super().ask(msg)
+        if msg["cmd"] == "replay":
+            time.sleep(self.REPLAY_S)
+            reply = {**reply, "gpu_us": self.REPLAY_S * 1e6}
+        return reply
+
+
+def test_a_trusted_childs_window_overhead_is_what_its_own_gpu_time_leaves():
+    """The fixed cost the stage subtracts per shape: a window less the copy and less the
+    trusted child's own account of its replays; a child that gives no GPU time is refused."""
+    b = bench(ReportsGpuTime(), roof_us=100.0)
+    b.setup()
+    try:
+        over = b.overhead_us(copy_us=0.0, rounds=3)
+        assert 0.0 <= over < 50_000, over  # the sleep is the GPU time: little else is left
+        assert b.overhead_us(copy_us=1e9, rounds=3) < 0  # the copy is taken off (the stage floors it)
+    finally:
+        b.close()
+    b = bench(FakeChild(), roof_us=100.0)
+    b.setup()
+    try:
+        with pytest.raises(Wrong, match="no GPU time"):
+            b.overhead_us(copy_us=0.0, rounds=1)
+    finally:
+        b.close()

@@ -119,7 +119,7 @@ def bench_step(op_name: str, path: Path, root: Path, params: dict, gpu: str, say
     from pipeline.core.records import read_metrics
     from pipeline.core.sandbox import candidate_cache, trusted_parent
     from pipeline.measure.rounds import RoundsConfig
-    from pipeline.stages.bench import measure_fixed_cost, plan_shapes, shape_label, time_child
+    from pipeline.stages.bench import round_plans, shape_label, time_child
 
     trusted_parent()
     op = load_op(op_name, root)
@@ -130,7 +130,7 @@ def bench_step(op_name: str, path: Path, root: Path, params: dict, gpu: str, say
     shape = op.BENCH_SHAPES[-1]
     label, cfg, seed = shape_label(shape), RoundsConfig.from_params(sec), random.randrange(2**31)
     say(f"try {op_name}/{path.stem}: timing at {label} from outside its process ...")
-    fixed, plans = measure_fixed_cost(600, cfg.samples), plan_shapes(op, [shape], dtype, cfg, ceilings)
+    fixed, plans = round_plans(op_name, root, op, [shape], dtype, cfg, ceilings, 600)
     rec = time_child({"path": str(path)}, candidate_cache(path, "cuda"), op, [shape], dtype, seed, cfg, ceilings,
                      target, fixed, float(sec.get("timeout_s", 1800)), path.stem, plans)["shapes"][label]  # fmt: skip
     if rec.get("status") != "ok":

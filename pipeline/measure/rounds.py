@@ -18,13 +18,16 @@ the inputs and the verdict. One round:
      the sample against the outputs read again later (unchanged), calls not replayed
      still poisoned (no call computed another's), the inputs as they were written.
 
-per call = (window - the fixed cost of an empty window - the copy of the round's inputs)
-/ calls replayed. Both are measured before any candidate child exists (the empty window
-with a child that runs no candidate code; the copy by this process alone), so no candidate
-can inflate what is subtracted; what a candidate adds to its own window (a slow reply, work
-beside the copies) only makes it slower. Known gap: on the H200 a window in which the child
-did real GPU work cost ~0.5-0.7 ms more than the empty one, at every shape, which reads as
-1.3x at the largest memory-bound shapes (benchmarks/results/h200-2026-12-03).
+per call = (window - the fixed cost of a window - the copy of the round's inputs) / calls
+replayed. Both are measured before any candidate child exists, so no candidate can inflate
+what is subtracted: the copy by this process alone; the fixed cost per shape, as what a
+window around a TRUSTED child's replays (torch eager, no candidate code) holds beyond the
+replays by that child's own GPU events and the copy, never less than the empty window (a
+child that runs nothing). On the H200 a window in which a child did real GPU work cost
+~0.5-0.7 ms more than the empty one, at every shape (1.3x at the largest memory-bound
+shapes; benchmarks/results/h200-2026-12-03): that is why the trusted child is asked. What a
+candidate adds to its own window (a slow reply, work beside the copies) only makes it
+slower; what it could save is at most the part of the fixed cost above the empty window.
 Calls are on distinct inputs whose total spans many times the L2. Short calls are dealt
 at random into graphs of several calls each (GRAPH_MIN_US: a GPU left without queued work
 costs far more to resume than the call) and a round replays a random half of the graphs
@@ -465,28 +468,56 @@ class ShapeBench:
                 for out in self.outputs:
                     out.poison()
                 gather = Gather(self.outputs, calls, self.cfg.samples, gen, self.place.device)
-                self.place.sync()
-                start = time.perf_counter()
-                self.publish()
-                flush.zero_()  # the copies leave the inputs in L2: out again
-                self.place.sync()
-                reply = self.child.ask({"cmd": "replay", "order": order})
-                replied = time.perf_counter()
-                taken = self.place.gather(gather)
-                self.place.sync()
-                end = time.perf_counter()
-                window_us = (end - start) * 1e6
+                window_us, reply, gather_us, taken = self.window(order, gather, flush)
                 if "raised" in reply:
                     raise Wrong(f"raised {reply['raised']}")
                 checked += self.judge(calls, gather, taken)
                 if rounds >= self.cfg.warmup_rounds:
                     sampler.samples.append(max(0.0, (window_us - fixed_us - copy_us) / len(calls)))
-                    parts.add(reply, (end - replied) * 1e6, len(calls))
+                    parts.add(reply, gather_us, len(calls))
                 rounds += 1
         timing = sampler.result("rounds", len(calls), clocks.summary()).as_dict()
         return {**timing, "calls": self.n, "graphs": len(self.graphs), "calls_per_graph": len(self.graphs[0]),
                 "fixed_cost_us": fixed_us, "copy_cost_us": copy_us, "checked_outputs": checked,
                 "window_parts": parts.summary()}  # fmt: skip
+
+    def window(self, order: list[int], gather: Gather, flush) -> tuple[float, dict, float, object]:
+        """One window (module docstring, step 2): the copy of the staged inputs, the L2 flush,
+        the child's replay of `order`, the gather. Returns its time and the gather's (us),
+        the child's reply and the sample read."""
+        self.place.sync()
+        start = time.perf_counter()
+        self.publish()
+        flush.zero_()  # the copies leave the inputs in L2: out again
+        self.place.sync()
+        reply = self.child.ask({"cmd": "replay", "order": order})
+        replied = time.perf_counter()
+        taken = self.place.gather(gather)
+        self.place.sync()
+        end = time.perf_counter()
+        return (end - start) * 1e6, reply, (end - replied) * 1e6, taken
+
+    def overhead_us(self, copy_us: float, rounds: int = 8) -> float:
+        """For a TRUSTED child only (one that runs no candidate code): the part of a window
+        that is not the child's replays by its own GPU events nor the input copy, median of
+        `rounds` windows shaped like the timed ones. On the H200 this was ~0.5-0.7 ms more
+        than the empty window at every shape (a GPU that did work in two processes' contexts
+        in one window); it is what the stage subtracts per shape (bench.py: round_plans)."""
+        import torch
+
+        gen = torch.Generator().manual_seed(self.rng.randrange(2**31))
+        flush = torch.empty(2 * self.place.l2_bytes(), dtype=torch.uint8, device=self.place.device)
+        seen = []
+        for r in range(rounds + 1):
+            order = choose_order(len(self.graphs), self.roof_us, self.rng)
+            calls = [i for g in order for i in self.graphs[g]]
+            window_us, reply, _, _ = self.window(order, Gather(self.outputs, calls, self.cfg.samples, gen,
+                                                               self.place.device), flush)  # fmt: skip
+            if "raised" in reply or not isinstance(reply.get("gpu_us"), (int, float)):
+                raise Wrong(f"the trusted child gave no GPU time: {reply}")
+            if r:  # the first window warms the path
+                seen.append(window_us - copy_us - float(reply["gpu_us"]))
+        return statistics.median(seen)
 
     def judge(self, order: list[int], gather: Gather, taken) -> int:
         """The round's calls (`order`) against what an honest replay leaves, raising Wrong:

@@ -108,7 +108,7 @@ def time_child(hello: dict, cache, op, shapes: list[dict], dtype, seed: int, cfg
                     try:
                         setup_s = bench.setup()
                         began = time.monotonic()
-                        timing = bench.run(fixed_us, plan.get("copy_us", 0.0))
+                        timing = bench.run(plan.get("fixed_us", fixed_us), plan.get("copy_us", 0.0))
                         rec = judge_timing(op, shape, dtype, timing, ceilings, target)
                         rec.update(setup_s=round(setup_s, 2), timed_s=round(time.monotonic() - began, 2))
                     except Wrong as exc:  # the candidate's doing
@@ -178,6 +178,54 @@ def plan_shapes(op, shapes: list[dict], dtype, cfg, ceilings: dict) -> dict:
     return plans
 
 
+def calibrate(op_name: str, root: Path, op, shapes: list[dict], dtype, cfg, ceilings: dict, plans: dict,
+              empty_us: float, timeout_s: float) -> None:  # fmt: skip
+    """Per shape, the fixed cost of a window in which a child did real GPU work, measured with
+    a trusted child (torch eager: no candidate code) as what its windows hold beyond its own
+    GPU events and the input copy (rounds.py: ShapeBench.overhead_us), never less than the
+    empty window. Sets plans[label]["fixed_us"]; where it cannot be measured the empty
+    window stands, and the plan says why."""
+    import random
+    import tempfile
+
+    from pipeline.core.sandbox import Child, candidate_cache
+    from pipeline.measure.rounds import ShapeBench
+
+    with tempfile.TemporaryDirectory(prefix="kpipe-bench-") as scratch:
+        child = Child("pipeline.measure.bench_runner", Path(scratch), timeout_s,
+                      cache=candidate_cache(None, f"baseline torch_eager {op_name}"))  # fmt: skip
+        try:
+            child.ask({"baseline": "torch_eager", "op": op_name, "root": str(root)})
+            for shape in shapes:
+                plan = plans[shape_label(shape)]
+                bench = ShapeBench(child, op, shape, dtype, random.randrange(2**31), cfg,
+                                   roofline_us(op, shape, dtype, ceilings), calls=plan["calls"])  # fmt: skip
+                try:
+                    bench.setup()
+                    over = bench.overhead_us(plan["copy_us"])
+                    plan.update(window_overhead_us=round(over, 1), fixed_us=max(empty_us, over))
+                except Exception as exc:  # ours, not a candidate's: the empty window stands
+                    plan.update(fixed_us=empty_us, fixed_note=f"the empty window: calibration failed: {exc}")
+                finally:
+                    bench.close()
+        except Exception as exc:  # ChildDied, or the child could not start
+            for plan in plans.values():
+                plan.setdefault("fixed_us", empty_us)
+                plan.setdefault("fixed_note", f"the empty window: the calibration child died: {exc}")
+        finally:
+            child.close()
+
+
+def round_plans(op_name: str, root: Path, op, shapes: list[dict], dtype, cfg, ceilings: dict,
+                timeout_s: float) -> tuple[float, dict]:  # fmt: skip
+    """What every child's windows are corrected by, all measured before any candidate child
+    exists: the empty window, and per shape the calls, the input copy and the fixed cost."""
+    empty_us = measure_fixed_cost(timeout_s, cfg.samples)
+    plans = plan_shapes(op, shapes, dtype, cfg, ceilings)
+    calibrate(op_name, root, op, shapes, dtype, cfg, ceilings, plans, empty_us, timeout_s)
+    return empty_us, plans
+
+
 def bench_all(op_name: str, root: Path, params: dict) -> dict:
     import secrets
 
@@ -207,11 +255,11 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
     seed = secrets.randbelow(2**31)  # inputs no candidate can have seen before the call
     shapes = op.BENCH_SHAPES
     timeout = float(sec.get("timeout_s", 1800))
-    fixed_us = measure_fixed_cost(timeout, cfg.samples)
-    plans = plan_shapes(op, shapes, dtype, cfg, ceilings)
-    copies = ", ".join(f"{p['copy_us']:.1f} us ({p['calls']} calls)" for p in plans.values())
+    fixed_us, plans = round_plans(op_name, root, op, shapes, dtype, cfg, ceilings, timeout)
+    costs = ", ".join(f"{p['calls']} calls, copy {p['copy_us']:.1f} us, fixed {p['fixed_us']:.1f} us"
+                      for p in plans.values())  # fmt: skip
     print(f"bench {op_name} {sec.get('dtype', 'bfloat16')} at {', '.join(map(shape_label, shapes))}, seed {seed}, "
-          f"empty window {fixed_us:.1f} us, a round's input copy {copies}:", flush=True)  # fmt: skip
+          f"empty window {fixed_us:.1f} us; per shape, a round's {costs}:", flush=True)  # fmt: skip
     baselines = reusable_baselines(root, op_name, params)
     for name in BASELINES:
         if name in baselines:
