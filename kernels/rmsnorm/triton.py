@@ -1,4 +1,9 @@
-"""One pass when the row fits in a block: x is read once; weight stays in L2."""
+"""One pass when the row fits in a block: x is read once; weight stays in L2.
+
+Short rows share a program: ROWS rows of BLOCK columns, up to TILE elements a program, and
+the weight is loaded once for all of them (65536x1024 bf16 ran at 68% of the copy ceiling on
+the H200 with a program per row, 2026-12-01).
+"""
 
 import torch
 import triton
@@ -7,7 +12,7 @@ import triton.language as tl
 from pipeline.knobs import knobs
 
 EPS = 1e-6
-CFG = knobs(__file__, MAX_BLOCK=8192, num_warps=8)
+CFG = knobs(__file__, MAX_BLOCK=16384, TILE=4096, num_warps=8)
 
 
 @triton.jit
@@ -15,24 +20,37 @@ def rmsnorm_kernel(
     x_ptr,
     w_ptr,
     out_ptr,
+    n_rows,
     n_cols,
     x_row_stride,
     out_row_stride,
     eps,
     BLOCK: tl.constexpr,
+    ROWS: tl.constexpr,
     ONE_PASS: tl.constexpr,
 ):
-    row = tl.program_id(0).to(tl.int64)
-    x_row = x_ptr + row * x_row_stride
-    out_row = out_ptr + row * out_row_stride
     cols = tl.arange(0, BLOCK)
     if ONE_PASS:
-        mask = cols < n_cols
-        x = tl.load(x_row + cols, mask=mask, other=0.0, eviction_policy="evict_first").to(tl.float32)
-        w = tl.load(w_ptr + cols, mask=mask, other=0.0, eviction_policy="evict_last").to(tl.float32)
-        rstd = 1.0 / tl.sqrt(tl.sum(x * x, axis=0) / n_cols + eps)
-        tl.store(out_row + cols, (x * rstd * w).to(out_ptr.dtype.element_ty), mask=mask)
-    else:
+        rows = tl.program_id(0).to(tl.int64) * ROWS + tl.arange(0, ROWS)
+        mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
+        x = tl.load(
+            x_ptr + rows[:, None] * x_row_stride + cols[None, :],
+            mask=mask,
+            other=0.0,
+            eviction_policy="evict_first",
+        ).to(tl.float32)
+        w = tl.load(w_ptr + cols, mask=cols < n_cols, other=0.0, eviction_policy="evict_last").to(tl.float32)
+        rstd = 1.0 / tl.sqrt(tl.sum(x * x, axis=1) / n_cols + eps)
+        y = x * rstd[:, None] * w[None, :]
+        tl.store(
+            out_ptr + rows[:, None] * out_row_stride + cols[None, :],
+            y.to(out_ptr.dtype.element_ty),
+            mask=mask,
+        )
+    else:  # long rows (ROWS is 1): the sum of squares first, then a second read to write
+        row = tl.program_id(0).to(tl.int64)
+        x_row = x_ptr + row * x_row_stride
+        out_row = out_ptr + row * out_row_stride
         sum_sq = tl.zeros([BLOCK], dtype=tl.float32)
         for start in range(0, n_cols, BLOCK):
             mask = start + cols < n_cols
@@ -52,16 +70,21 @@ def kernel(x, weight):
     M, N = x.shape
     out = torch.empty_like(x)
     block = min(triton.next_power_of_2(N), CFG.MAX_BLOCK)
-    rmsnorm_kernel[(M,)](
+    one_pass = N <= block
+    rows = max(1, CFG.TILE // block) if one_pass else 1  # both powers of two
+    warps = max(CFG.num_warps, block // 1024)  # at most 32 fp32 of a row per thread
+    rmsnorm_kernel[(triton.cdiv(M, rows),)](
         x,
         weight,
         out,
+        M,
         N,
         x.stride(0),
         out.stride(0),
         EPS,
         BLOCK=block,
-        ONE_PASS=N <= block,
-        num_warps=CFG.num_warps,
+        ROWS=rows,
+        ONE_PASS=one_pass,
+        num_warps=warps,
     )
     return out
