@@ -112,3 +112,28 @@ def test_a_layout_move_of_a_launch_written_buffer_stays_the_kernels_output():
             rec.output_problem(moved_input)
             == "the returned tensor was not allocated through torch during the call"
         )
+
+
+def test_a_move_is_judged_after_the_call_and_a_changed_source_is_caught():
+    """The move's check compares nothing during the call (on a GPU a comparison is a torch
+    compute kernel the witness counts against the candidate: TileLang's padded matmul was
+    rejected so on the H200, 2026-12-03), and a buffer changed after its launch and then
+    moved is not the kernel's output."""
+    from pipeline.check import monitor as mon
+
+    monitor = mon.CallMonitor()
+    compared = []
+    real_equal = torch.equal
+    with monitor.call() as rec:
+        padded = torch.empty(4, 8)
+        monitor.record.launches += 1
+        padded.fill_(1.0)
+        rec.snapshot_allocations()
+        padded[0, 0] = 5.0  # changed after the launch, by the host
+        torch.equal = lambda *a: compared.append(a) or real_equal(*a)
+        try:
+            out = padded[:, :7].contiguous()
+        finally:
+            torch.equal = real_equal
+    assert compared == []
+    assert "changed after its last kernel launch" in rec.output_problem(out)

@@ -95,6 +95,10 @@ class Allocation:
     buffer: torch.Tensor  # the whole storage, red zone included
     used_bytes: int  # bytes the candidate asked for
     after_launch: torch.Tensor | None = None  # contents right after the latest launch
+    # Filled by a layout move out of a launch-written buffer: (that buffer at the move, its
+    # contents after its launch). Compared after the call, never during it: a comparison is
+    # a compute kernel the GPU witness would rightly count against the candidate.
+    moved_from: tuple | None = None
 
     def holds(self, t: torch.Tensor) -> bool:
         start = self.buffer.data_ptr()
@@ -128,6 +132,8 @@ class CallRecord:
             return "the returned tensor was not allocated through torch during the call"
         if home.after_launch is None:
             return "the returned tensor was never written by a kernel launch (allocated after the last one)"
+        if home.moved_from is not None and not torch.equal(*home.moved_from):
+            return "the returned tensor was moved out of a buffer changed after its last kernel launch"
         if not torch.equal(home.buffer[: home.used_bytes], home.after_launch):
             return "the returned tensor was changed after the last kernel launch"
         return None
@@ -246,34 +252,36 @@ class CallMonitor:
                 damaged += int((buffer[used:] != CANARY).sum())
         return damaged
 
-    def launch_written(self, t) -> Allocation | None:
-        """The allocation of this call that holds `t`, if a launch wrote it and nothing has
-        changed it since."""
+    def launched_home(self, t) -> Allocation | None:
+        """The allocation of this call that holds `t`, if a launch wrote it (whether nothing
+        changed it since is judged after the call: CallRecord.output_problem)."""
         if not isinstance(t, torch.Tensor) or self.record is None:
             return None
         home = next((a for a in self.record.allocations if a.holds(t)), None)
-        if home is None or home.after_launch is None:
-            return None
-        return home if torch.equal(home.buffer[: home.used_bytes], home.after_launch) else None
+        return home if home is not None and home.after_launch is not None else None
 
     def moved(self, name: str, args, result):
-        """A layout move's result. Moved out of a buffer a launch wrote (and nothing changed
-        since), it is the kernel's output too: a fresh copy (clone, contiguous) is tracked as
-        written now, a copy_ into a buffer of this call counts as that buffer's last write.
-        Anything else (a move of an input, say) is left as it was: not the kernel's."""
+        """A layout move's result. Moved out of a buffer a launch wrote, it is the kernel's
+        output too, provided that buffer was unchanged since the launch (checked after the
+        call, on the copy of it taken here: a copy is a move, not compute): a fresh copy
+        (clone, contiguous) is tracked as written now, a copy_ into a buffer of this call
+        counts as that buffer's last write. Anything else (a move of an input, say) is left
+        as it was: not the kernel's."""
         source = args[1] if name == "copy_" and len(args) > 1 else args[0] if args else None
-        if self.launch_written(source) is None:
+        src = self.launched_home(source)
+        if src is None:
             return result
+        seen = (src.buffer[: src.used_bytes].clone(), src.after_launch)
         if name == "copy_":
             home = next((a for a in self.record.allocations if a.holds(result)), None)
-            if home is not None:
-                home.after_launch = home.buffer[: home.used_bytes].clone()
-            return result
-        moved = self.poisoned_alloc(result, keep_values=True)
-        home = self.record.allocations[-1] if moved is not result else None
+        else:
+            moved = self.poisoned_alloc(result, keep_values=True)
+            home = self.record.allocations[-1] if moved is not result else None
+            result = moved
         if home is not None:
             home.after_launch = home.buffer[: home.used_bytes].clone()
-        return moved
+            home.moved_from = seen
+        return result
 
     def poisoned_alloc(self, tensor: torch.Tensor, keep_values: bool = False) -> torch.Tensor:
         """Re-home a fresh allocation at the start of a bigger buffer: poison (or, for a
