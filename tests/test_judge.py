@@ -137,3 +137,36 @@ def test_a_move_is_judged_after_the_call_and_a_changed_source_is_caught():
             torch.equal = real_equal
     assert compared == []
     assert "changed after its last kernel launch" in rec.output_problem(out)
+
+
+def test_an_edit_by_someone_else_during_a_check_gives_no_verdict_where_the_runner_could_write_nothing(monkeypatch):
+    """A project file that changes while a check runs: where the runner's filesystem was
+    read-only (full isolation) it was not the candidate, and the verdict is "unverified"
+    (run again), never a rejection; with weaker walls it is the candidate's doing."""
+    from pipeline.check import judge as judge_mod
+    from tests.conftest import REPO
+
+    real = judge_mod.workspace_hashes
+    calls = []
+
+    def hashes(root):
+        calls.append(root)
+        found = real(root)
+        return found if len(calls) == 1 else {**found, "kernels/softmax/other.py": "edited meanwhile"}
+
+    monkeypatch.setattr(judge_mod, "workspace_hashes", hashes)
+    out = judge_mod.check_candidate("vector_add", str(REPO / "kernels/vector_add/triton.py"), "cpu", str(REPO),
+                                    1234, {"trials": 1, "random_shapes": 0})  # fmt: skip
+    if out["isolation"].startswith("full"):
+        assert out["verdict"] == "unverified" and "not by the candidate" in out["reason"], out["reason"]
+        assert "workspace" not in out["rungs"]
+    else:
+        assert out["verdict"] == "rejected" and out["reason"].startswith("workspace:"), out["reason"]
+
+
+def test_a_disturbed_check_is_unverified_even_when_every_rung_passed():
+    rungs = Rungs()
+    rungs.rungs["accuracy/float32/test_shapes"] = {"ok": True}
+    rungs.disturbed = "project files changed during the check"
+    out = verdict(rungs, "cpu", 1, 0.0)
+    assert out["verdict"] == "unverified" and not out["correct"]

@@ -162,6 +162,7 @@ class Rungs:
         self.progress = progress
         self.progress_cases: list[str] = []
         self.isolation = ""  # what the runner could lock down (pipeline/check/runner.py)
+        self.disturbed = ""  # why the check cannot stand, through no fault of the candidate
 
     def note(self, **event):
         """Progress, kept for the report if the runner dies or hangs."""
@@ -602,7 +603,13 @@ def check_candidate(op: str, path: str, device: str, root: str, secret: int,
             child.close()
     changed = sorted(k for k in set(before) | set(workspace_hashes(Path(root))) if before.get(k) !=
                      workspace_hashes(Path(root)).get(k))  # fmt: skip
-    if changed:
+    if changed and rungs.isolation.startswith("full"):
+        # The runner could write nowhere but its scratch: someone else edited the project
+        # while the check ran (an editor, another check). No verdict either way: the
+        # reference or the candidate may have changed under the judge.
+        rungs.disturbed = (f"project files changed during the check, not by the candidate (its filesystem "
+                           f"was read-only): {', '.join(changed[:5])}; run the check again")  # fmt: skip
+    elif changed:
         rungs.failed("workspace", f"the candidate changed project files: {', '.join(changed[:5])}")
     return verdict(rungs, device, secret, start, backend)
 
@@ -715,6 +722,8 @@ def verdict(rungs: Rungs, device: str, secret: int, start: float, backend: str |
         status, reason = "rejected", f"{first}: {table[first]['reason']}"
         if rungs.stopped:
             reason += f" ({rungs.stopped})"
+    elif rungs.disturbed:
+        status, reason = "unverified", rungs.disturbed
     elif not ran:
         status = "unverified"
         reason = f"no accuracy rung could run on this machine ({device}): " + (
