@@ -139,7 +139,7 @@ def test_a_move_is_judged_after_the_call_and_a_changed_source_is_caught():
     assert "changed after its last kernel launch" in rec.output_problem(out)
 
 
-def test_an_edit_by_someone_else_during_a_check_gives_no_verdict_where_the_runner_could_write_nothing(monkeypatch):
+def test_an_edit_by_someone_else_during_a_check_is_no_verdict(monkeypatch):
     """A project file that changes while a check runs: where the runner's filesystem was
     read-only (full isolation) it was not the candidate, and the verdict is "unverified"
     (run again), never a rejection; with weaker walls it is the candidate's doing."""
