@@ -26,7 +26,7 @@ def test_ops_and_candidates_are_found_by_folder():
         want = {
             "matmul": ["tilelang.py", "triton.py"],
             "vector_add": ["cute.py", "tilelang.py", "triton.py"],
-        }.get(op, ["cute.py", "triton.py"])
+        }.get(op, ["cute.py", "tilelang.py", "triton.py"])
         assert [f.name for f in files] == want, files
         for path in files:
             cand = load_candidate(load_op(op, REPO), path, REPO)
