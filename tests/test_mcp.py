@@ -38,7 +38,7 @@ def test_an_agent_tries_kernels_through_the_mcp_server(tmp_path):
 
     root = copy_project(tmp_path / "project")
     good = (REPO / "kernels" / "softmax" / "triton.py").read_text()
-    wrong = good.replace("e * (1.0 / tl.sum(e, axis=0))", "e * (1.0 / tl.sum(e, axis=0)) * 1.01")
+    wrong = good.replace("(1.0 / tl.sum(e, axis=1))[:, None]", "(1.01 / tl.sum(e, axis=1))[:, None]")
     assert wrong != good
     calls = [("list_problems", {}), ("try_candidate", {"op": "softmax", "impl": "triton", "source": good}),
              ("try_candidate", {"op": "softmax", "impl": "mine", "source": wrong}),
