@@ -6,6 +6,7 @@ The folders show the flow, and the imports only go down this list:
   measure/   timing, ceilings, compile capture, SASS, Nsight Compute, Proton, the machine
   check/     the judge
   core/      the problem contract, params, metric paths and record shapes
-Kernels and references import three modules kept here for them: knobs (tuning knobs from
-params.yaml), inputs (seeded random inputs) and cute_helpers (CuTe DSL building blocks).
+Kernels and references import four modules kept here for them: knobs (tuning knobs from
+params.yaml), inputs (seeded random inputs), cute_helpers (CuTe DSL building blocks) and
+tilelang_helpers (a TileLang row kernel's vector width and plan).
 """

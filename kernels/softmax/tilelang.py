@@ -36,6 +36,7 @@ import tilelang.language as T
 import torch
 
 from pipeline.knobs import knobs
+from pipeline.tilelang_helpers import row_plan, vector_width
 
 # MAX_THREADS: the most threads (a power of two, 32..1024) a one-pass row's CTA gets.
 # ELEMS: row values a thread holds in registers (as fp32), a power of two >= 16 bytes' worth.
@@ -44,7 +45,6 @@ CFG = knobs(__file__, MAX_THREADS=1024, ELEMS=16, LONG_THREADS=512)
 
 DTYPES = {torch.float32: "float32", torch.float16: "float16", torch.bfloat16: "bfloat16"}
 LOG2_E = math.log2(math.e)
-VEC_BYTES = 16  # the widest global access, LDG.128/STG.128
 
 
 @tilelang.jit
@@ -129,31 +129,6 @@ def two_pass(dtype: str, vec: int, tile: int, threads: int):
     return softmax_long_row
 
 
-def _pow2_at_least(n: int) -> int:
-    return 1 << max(0, n - 1).bit_length()
-
-
-def vector_width(n: int, *tensors) -> int:
-    """Elements a global access moves: at most 16 bytes, dividing n and every tensor's start
-    (meta tensors, in the compile stage's capture, report address 0: aligned)."""
-    size = tensors[0].element_size()
-    vec = VEC_BYTES // size
-    while vec > 1 and (n % vec or any(t.data_ptr() % (vec * size) for t in tensors)):
-        vec //= 2
-    return vec
-
-
-def plan(n: int, vec: int) -> tuple:
-    """(kernel, tile in vectors, threads) for a row of n elements moved vec at a time."""
-    per_thread = max(1, CFG.ELEMS // vec)  # vectors each thread holds
-    nvec = n // vec
-    if nvec <= CFG.MAX_THREADS * per_thread:
-        tile = _pow2_at_least(nvec)
-        threads = min(max(tile // per_thread, 32), CFG.MAX_THREADS)
-        return one_pass, max(tile, threads), threads  # every thread holds at least one vector
-    return two_pass, CFG.LONG_THREADS * per_thread, CFG.LONG_THREADS
-
-
 def kernel(x):
     # The contract allows any strides: a strided view is copied once (a no-op when contiguous).
     x = x.contiguous()
@@ -166,7 +141,8 @@ def kernel(x):
     if M == 0 or N == 0:
         return out
     vec = vector_width(N, x, out)
-    fn, tile, threads = plan(N, vec)
+    single, tile, threads = row_plan(N, vec, CFG.MAX_THREADS, CFG.ELEMS, CFG.LONG_THREADS)
+    fn = one_pass if single else two_pass
     # as_strided, not view: a contiguous tensor may carry any stride on a dimension of size
     # 1 (a transposed column), and TileLang's launcher checks the innermost stride is 1.
     rows = ((M, N // vec, vec), (N, vec, 1))
