@@ -73,7 +73,7 @@ def trusted_parent() -> None:
 
 
 def candidate_cache(key_file: Path | None, salt: str = "") -> Path:
-    """A compile cache (Triton, inductor, CuTe DSL) kept between runs for one candidate
+    """A compile cache (Triton, inductor, CuTe DSL, TileLang) kept between runs for one candidate
     file's content: a child can only ever poison its own entries, never those of another
     candidate, a baseline or a trusted process."""
     import hashlib
@@ -99,6 +99,7 @@ def child_env(scratch: Path, cache: Path | None, env: dict | None = None) -> dic
         TRITON_CACHE_DIR=str(cache / "triton"),
         TORCHINDUCTOR_CACHE_DIR=str(cache / "inductor"),
         CUTE_DSL_CACHE_DIR=str(cache / "cute"),
+        TILELANG_CACHE_DIR=str(cache / "tilelang"),  # else under HOME, a scratch folder: ~5 s a kernel again
         XDG_CACHE_HOME=str(cache / "xdg"),
         PYTORCH_CUDA_ALLOC_CONF="expandable_segments:False",  # memory the bench can map (cuIpc)
         PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
