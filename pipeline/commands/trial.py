@@ -20,6 +20,7 @@ import json
 import random
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 EXIT_CORRECT, EXIT_WRONG, EXIT_USAGE, EXIT_UNVERIFIED = 0, 1, 2, 4
@@ -254,10 +255,18 @@ def run_try(op: str, path: Path, root: Path, profile: bool = False, say=print) -
         finally:
             steps[name] = round(time.perf_counter() - began, 2)
 
-    result["compile"] = timed("compile", compile_step, op, path, root, params, say)
-    result["compiled"] = result["compile"]["status"] == "ok"
+    # The compile and the judge run side by side (each in child processes of its own): the
+    # compile's ~30 s at every shape and dtype on a GPU no longer comes before the judge's.
+    # A verdict on a file that did not compile is thrown away: "did not compile" is the answer.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        judging = pool.submit(timed, "judge", judge_step, op, path, root, params, say)
+        result["compile"] = timed("compile", compile_step, op, path, root, params, say)
+        result["compiled"] = result["compile"]["status"] == "ok"
+        judge_error = judging.exception()
     if result["compiled"]:
-        judged = timed("judge", judge_step, op, path, root, params, say)
+        if judge_error:
+            raise judge_error
+        judged = judging.result()
         result.update(verdict=judged["verdict"], reason=judged["reason"], judge=judged)
         result["correct"] = {"accepted": True, "rejected": False}.get(judged["verdict"])
     else:
