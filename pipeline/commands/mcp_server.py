@@ -26,6 +26,7 @@ across servers. Long calls report progress.
 
 # No `from __future__ import annotations`: the SDK reads the tools' annotations (Context
 # among them, imported in build_server) as objects.
+import asyncio
 import json
 import re
 import sys
@@ -66,14 +67,17 @@ def build_server(root: Path):
         return path
 
     async def blocking(ctx: Context, fn, *args, gpu: bool = False):
-        """fn(*args, say) in a worker thread; each line it says is a progress notification."""
+        """fn(*args, say) in a worker thread; each line it says is a progress notification.
+        `say` may be called from any thread (kpipe try compiles and judges side by side), so
+        it hands the notification to the server's event loop itself."""
         lines = [0]
+        loop = asyncio.get_running_loop()
 
         def say(*parts):
             lines[0] += 1
             text = " ".join(str(p) for p in parts)
             try:
-                anyio.from_thread.run(ctx.report_progress, lines[0], None, text)
+                asyncio.run_coroutine_threadsafe(ctx.report_progress(lines[0], None, text), loop).result(30)
             except Exception:
                 pass  # a client that asked for no progress
 
