@@ -139,6 +139,44 @@ def test_a_move_is_judged_after_the_call_and_a_changed_source_is_caught():
     assert "changed after its last kernel launch" in rec.output_problem(out)
 
 
+def test_a_copy_between_devices_is_not_a_layout_move():
+    """copy_ into a host buffer and back carries the data to host code, which no aten op
+    sees compute: only a move within one device and one dtype is a kernel's output moved."""
+    from pipeline.check.monitor import _one_dtype_one_device
+
+    host, meta = torch.empty(4), torch.empty(4, device="meta")
+    assert _one_dtype_one_device((host, torch.empty(4)))
+    assert not _one_dtype_one_device((host, meta))
+    assert not _one_dtype_one_device((host, torch.empty(4, dtype=torch.float16)))
+
+
+def _real_kernel_verdict(gpu_kernels, launches=1):
+    from pipeline.check.judge import Checker
+
+    checker = Checker.__new__(Checker)
+    checker.rungs = Rungs()
+    record = dict(launches=launches, gpu_kernels=gpu_kernels, torch_ops=[], host_views=[], threads=[],
+                  output_problem=None)  # fmt: skip
+    checker.check_real_kernel(record, None)
+    return checker.rungs.rungs["real_kernel"]
+
+
+def test_the_gpu_witness_rejects_data_read_to_the_host_and_counts_no_copy_as_a_kernel():
+    """CUPTI's record of a call: a device-to-host copy means host code saw the data (the
+    driver's cuMemcpyDtoH, a copy_ to a CPU tensor), whatever then wrote the output; a copy
+    or fill alone is no kernel; a host-to-device copy (torch.tensor(..., device=...)) and
+    device-to-device moves are allowed."""
+    rung = _real_kernel_verdict(
+        ["copy_kernel", "Memcpy DtoH (Device -> Pageable)", "Memcpy HtoD (Pageable -> Device)"]
+    )
+    assert rung["ok"] is False and "copied to the host" in rung["reason"]
+    rung = _real_kernel_verdict(["Memcpy HtoD (Pageable -> Device)"], launches=0)
+    assert rung["ok"] is False and "no Triton or CuTe kernel" in rung["reason"]
+    rung = _real_kernel_verdict(["add_kernel", "Memcpy HtoD (Pageable -> Device)", "Memcpy DtoD (Device -> Device)",
+                                 "Memset (Device)"])  # fmt: skip
+    assert rung["ok"] is True
+
+
 def test_an_edit_by_someone_else_during_a_check_is_no_verdict(monkeypatch):
     """A project file that changes while a check runs: where the runner's filesystem was
     read-only (full isolation) it was not the candidate, and the verdict is "unverified"

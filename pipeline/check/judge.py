@@ -281,14 +281,20 @@ class Checker:
         if "launches" not in record:
             return  # an unwatched call: only its output is judged
         why = None
-        gpu = record.get("gpu_kernels")
-        own = [k for k in gpu or [] if not _torch_kernel(k)]
-        torch_compute = [k for k in gpu or [] if _torch_kernel(k) and not _moves_data(k)]
+        gpu = record.get("gpu_kernels") or []
+        transfers = [k for k in gpu if _transfer(k)]  # CUPTI's copies and fills: not kernels
+        own = [k for k in gpu if not _torch_kernel(k) and not _transfer(k)]
+        torch_compute = [k for k in gpu if _torch_kernel(k) and not _moves_data(k)]
+        to_host = [k for k in transfers if "DtoH" in k]
         if record["launches"] == 0 and not own:
             why = "no Triton or CuTe kernel was launched"
         elif torch_compute:
             why = (
                 f"the GPU ran torch's own compute kernels ({'; '.join(sorted(set(torch_compute))[:3])[:300]})"
+            )
+        elif to_host:  # host code read device data: whatever it computed, no kernel did
+            why = (
+                f"device memory was copied to the host during the call ({to_host[0]}, {len(to_host)} copies)"
             )
         elif record["torch_ops"]:
             why = f"torch ops ran outside any kernel ({', '.join(sorted(set(record['torch_ops']))[:6])})"
@@ -536,6 +542,12 @@ def _torch_kernel(name: str) -> bool:
         or name.startswith(("void at::", "at::"))
         or name.startswith(("nvjet", "sm90_xmma"))
     )
+
+
+def _transfer(name: str) -> bool:
+    """A copy or fill the driver did (CUPTI names them "Memcpy DtoH (Device -> Pageable)",
+    "Memset (Device)"): no kernel ran, whoever asked for it."""
+    return name.startswith(("Memcpy", "Memset"))
 
 
 def _moves_data(name: str) -> bool:

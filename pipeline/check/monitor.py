@@ -171,9 +171,10 @@ class _Watch(TorchDispatchMode):
             return self.monitor.poisoned_alloc(func(*args, **kwargs))
         if name in CONSTANT_ALLOCATING:
             return self.monitor.poisoned_alloc(func(*args, **kwargs), keep_values=True)
-        if name in LAYOUT and _same_dtype(args):
+        if name in LAYOUT and _one_dtype_one_device(args):
             # a move, no compute: a strided input made contiguous, or a kernel's output moved
-            # out of a padded buffer (out[:, :N].contiguous()), which stays the kernel's
+            # out of a padded buffer (out[:, :N].contiguous()), which stays the kernel's. A
+            # copy_ between devices is not: it carries data to host code and back.
             return self.monitor.moved(name, args, func(*args, **kwargs))
         if name not in HARMLESS:
             rec.torch_ops.append(str(func.name()) if hasattr(func, "name") else name)
@@ -191,9 +192,9 @@ def _custom_op_body(func):
     return getattr(opdef, "_init_fn", None)
 
 
-def _same_dtype(args) -> bool:
+def _one_dtype_one_device(args) -> bool:
     tensors = [a for a in args if isinstance(a, torch.Tensor)]
-    return all(t.dtype == tensors[0].dtype for t in tensors)
+    return all(t.dtype == tensors[0].dtype and t.device == tensors[0].device for t in tensors)
 
 
 _active: CallMonitor | None = None  # the monitor the launch wrappers report to

@@ -5,7 +5,9 @@ import torch
 import triton
 import triton.language as tl
 
-OP, EXPECTED_RUNG = "vector_add", "real_kernel"
+# real_kernel on a CPU; on a GPU NumPy cannot view device memory and the call raises (run).
+# The GPU's own host-compute cheats: host_roundtrip.py, driver_memcpy.py.
+OP, EXPECTED_RUNG = "vector_add", "real_kernel|run"
 
 
 @triton.jit

@@ -9,7 +9,9 @@ import torch
 import triton
 import triton.language as tl
 
-OP, EXPECTED_RUNG = "softmax", "accuracy"
+# accuracy on a CPU; on a GPU its lookup key (.tolist() of device data) is torch work in the
+# call, and real_kernel comes first.
+OP, EXPECTED_RUNG = "softmax", "accuracy|real_kernel"
 _answers = {}
 
 
