@@ -8,13 +8,14 @@
 # Run it from the copy's root, with dvc and friends on PATH/PYTHONPATH (DEVELOPERS.md:
 # "An offline GPU host"). It copies the tree to $RUN_DIR (default /root/run), makes it a
 # git repository with one commit ("the tree as sent"), and there, most wanted first:
-#   0. the judge lane, in the background while the compile stages run (they need no GPU):
-#      a correct softmax checked 20 times, every cheat and correct fixture through
-#      tests/test_check.py and the GPU-only cheats (tests/test_cheats_gpu.py), four at a time
+#   0. the judge lane, in the background while the compile stages run (they need no GPU),
+#      stopped when they end: the GPU-only cheats (tests/test_cheats_gpu.py), every cheat
+#      and correct fixture through tests/test_check.py, a correct softmax checked 20 times
 #   1. dvc repro                      every stage, GPU ones included; nothing else runs
 #                                     beside the test, bench and profile stages
 #   2. git commit                     the run's dvc.lock and metrics, as a version
-#   3. kpipe status, kpipe report softmax, kpipe history, kpipe verify --strict HEAD~1..HEAD
+#   3. kpipe status, kpipe report softmax, kpipe history, kpipe verify --strict HEAD~1..HEAD,
+#      then what the judge lane did not finish
 #   4. unless SKIP_TIMING_BENCHMARKS is set: benchmarks/loop_latency.py, kpipe loop over six
 #      patches (benchmarks/loop_demo.sh), the clock against do_bench
 #      (benchmarks/rounds_fidelity.py, softmax)
@@ -85,29 +86,32 @@ tilelang_probe() {
 }
 export PYTHONPATH=$run${PYTHONPATH:+:$PYTHONPATH}    # the benchmarks import pipeline/
 # The judge lane: judges only (nothing timed), six side by side (a softmax judge holds ~15 GB
-# of the GPU at its bench-scale case: ten side by side ran out of memory on 2026-12-03),
-# beside the compile stages, which do no GPU work, so the lent machine's time goes further.
-# It is waited for before any stage that judges or times. Two halves, three judges each:
-# a correct softmax checked 20 times, then the GPU-only cheats (tests/test_cheats_gpu.py);
-# every cheat through tests/test_check.py (three at a time in its fixture), then the correct
-# fixtures.
+# of the GPU at its bench-scale case: ten side by side ran out of memory on 2026-12-03). It
+# runs beside the compile stages, which do no GPU work, in a session of its own, and is
+# stopped when they end, so it never delays the evidence: whatever it did not finish runs
+# again after the commit (a step that finished left logs/<step>.done and is skipped).
+# Most wanted first: the GPU-only cheats, then the correct fixtures; beside them every cheat
+# through tests/test_check.py (four at a time in its fixture); then a correct softmax 20 times.
 judge_lane() {
-  { TAIL=25 step judge20 bash -c 'seq 20 | xargs -P 3 -I{} sh -c "python -m pipeline check softmax \
-      kernels/softmax/triton.py --device cuda > logs/judge20-{}.log 2>&1; echo run {} exit \$?"'
-    TAIL=30 step cheats-gpu-only python -m pytest -q -n 3 --dist load -p no:cacheprovider -rs -m gpu tests/test_cheats_gpu.py
-  } &
-  { KPIPE_TEST_JUDGES=3 TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs \
-      tests/test_check.py -k "cheat"
-    TAIL=30 step correct-gpu python -m pytest -q -n 3 --dist load -p no:cacheprovider -rs \
+  { TAIL=30 step cheats-gpu-only python -m pytest -q -n 2 --dist load -p no:cacheprovider -rs -m gpu \
+      tests/test_cheats_gpu.py
+    TAIL=30 step correct-gpu python -m pytest -q -n 2 --dist load -p no:cacheprovider -rs \
       tests/test_check.py -k "correct"
   } &
+  { KPIPE_TEST_JUDGES=4 TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs \
+      tests/test_check.py -k "cheat"
+  } &
   wait
+  TAIL=25 step judge20 bash -c 'seq 20 | xargs -P 6 -I{} sh -c "python -m pipeline check softmax \
+    kernels/softmax/triton.py --device cuda > logs/judge20-{}.log 2>&1; echo run {} exit \$?"'
 }
-judge_lane &
+export -f step judge_lane
+setsid bash -c judge_lane &
 lane=$!
 compile_stages=$(python -c 'import yaml; print(" ".join(f"compile@{o}" for o in yaml.safe_load(open("params.yaml"))["ops"]))')
 TAIL=20 step compile dvc repro $compile_stages
-wait $lane
+kill -- -"$lane" 2> /dev/null && echo "== the judge lane stopped: what it did not finish runs after the commit"
+wait "$lane" 2> /dev/null
 TAIL=40 step tilelang-probe tilelang_probe
 TAIL=40 step repro dvc repro
 commit_run() { git add -A dvc.lock metrics plots && git commit -qm "dvc repro on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"; }
@@ -116,7 +120,8 @@ TAIL=40 step status kpipe status
 TAIL=0 step report-softmax kpipe report softmax
 TAIL=12 step history kpipe history
 TAIL=20 step verify kpipe verify --strict HEAD~1..HEAD
-# Most wanted first, as the lent machine's time may run out: the loop (issue 15), the bench's
+judge_lane   # what the lane beside the compile stages did not finish
+# Then, as the lent machine's time may run out: the loop (issue 15), the bench's
 # clock against do_bench, then the timing cheats through the bench, the peers and fixtures as
 # candidates (benchmarks/gpu_judge_probe.sh), an MCP session. Each runs alone.
 if [ -z "${SKIP_TIMING_BENCHMARKS:-}" ]; then
