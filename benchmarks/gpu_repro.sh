@@ -56,23 +56,29 @@ step() { local name=$1; shift; local t0=$SECONDS
   echo "exit $rc in $((SECONDS - t0)) s" > "logs/$name.done"
   echo "   exit $rc in $((SECONDS - t0)) s"; tail -n "${TAIL:-15}" "logs/$name.log"; }
 
-# TileLang candidates are new to this GPU (issue 18): each is checked first, side by side, and
-# one that is not accepted (or every one, where tilelang does not import) is taken out of the
-# run's tree in a commit of its own ("set aside"), so the evidence is for a tree that can be
+# TileLang candidates are new to this GPU (issue 18): each is checked first, side by side,
+# beside the compile stages (which do no GPU work), and one that is not accepted (or every
+# one, where tilelang does not import) is taken out of the run's tree in a commit of its own
+# ("set aside") before the other stages run, so the evidence is for a tree that can be
 # rebuilt by hand (the same `git rm` on top of the sent commit) and no unverified candidate
-# stands in it. The logs say why each was set aside.
-tilelang_probe() {
+# stands in it. The logs say why each was set aside. The checks also fill each candidate's
+# TileLang kernel cache, which the test stage's judges then reuse.
+tilelang_checks() {
+  local f op
+  for f in $(ls kernels/*/tilelang.py 2>/dev/null); do   # correctness only, nothing is timed
+    op=$(basename "$(dirname "$f")")
+    (python -m pipeline check "$op" "$f" --device cuda > "logs/tilelang-$op.log" 2>&1
+     echo "exit $?" >> "logs/tilelang-$op.log") &
+  done
+  wait
+  touch logs/tilelang-checks.finished
+}
+tilelang_set_aside() {
   local files; files=$(ls kernels/*/tilelang.py 2>/dev/null) || return 0
   local site f op bad=""
   if ! site=$(python -c 'import tilelang' 2>&1); then
     echo "tilelang does not import: $site"; bad=$files
   else
-    for f in $files; do   # correctness only, nothing is timed
-      op=$(basename "$(dirname "$f")")
-      (python -m pipeline check "$op" "$f" --device cuda > "logs/tilelang-$op.log" 2>&1
-       echo "exit $?" >> "logs/tilelang-$op.log") &
-    done
-    wait
     for f in $files; do
       op=$(basename "$(dirname "$f")")
       echo "kpipe check $op tilelang:"; tail -n 6 "logs/tilelang-$op.log"
@@ -93,6 +99,8 @@ export PYTHONPATH=$run${PYTHONPATH:+:$PYTHONPATH}    # the benchmarks import pip
 # Most wanted first: the GPU-only cheats, then the correct fixtures; beside them every cheat
 # through tests/test_check.py (four at a time in its fixture); then a correct softmax 20 times.
 judge_lane() {
+  # after the TileLang checks: six judges and four more side by side is too many for the GPU
+  while [ ! -e logs/tilelang-checks.finished ] && [ ! -e logs/tilelang-probe.done ]; do sleep 5; done
   { TAIL=30 step cheats-gpu-only python -m pytest -q -n 2 --dist load -p no:cacheprovider -rs -m gpu \
       tests/test_cheats_gpu.py
     TAIL=30 step correct-gpu python -m pytest -q -n 2 --dist load -p no:cacheprovider -rs \
@@ -106,13 +114,17 @@ judge_lane() {
     kernels/softmax/triton.py --device cuda > logs/judge20-{}.log 2>&1; echo run {} exit \$?"'
 }
 export -f step judge_lane
+[ -e logs/tilelang-probe.done ] || tilelang_checks &
+checks=$!
 setsid bash -c judge_lane &
 lane=$!
 compile_stages=$(python -c 'import yaml; print(" ".join(f"compile@{o}" for o in yaml.safe_load(open("params.yaml"))["ops"]))')
 TAIL=20 step compile dvc repro $compile_stages
+# stopped before the set-aside commit: a judge sees kernels/ change under it as "no verdict"
 kill -- -"$lane" 2> /dev/null && echo "== the judge lane stopped: what it did not finish runs after the commit"
 wait "$lane" 2> /dev/null
-TAIL=40 step tilelang-probe tilelang_probe
+wait "$checks"
+TAIL=40 step tilelang-probe tilelang_set_aside
 TAIL=40 step repro dvc repro
 commit_run() { git add -A dvc.lock metrics plots && git commit -qm "dvc repro on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"; }
 step commit commit_run
