@@ -208,3 +208,50 @@ def test_a_disturbed_check_is_unverified_even_when_every_rung_passed():
     rungs.disturbed = "project files changed during the check"
     out = verdict(rungs, "cpu", 1, 0.0)
     assert out["verdict"] == "unverified" and not out["correct"]
+
+
+FAKE_SANITIZER = """#!/bin/sh
+# a stand-in for compute-sanitizer: writes its report where --log-file says, exits as told
+while [ "$1" != "--log-file" ]; do shift; done
+printf '%s\\n' "$FAKE_REPORT" > "$2"
+[ -n "$FAKE_SLEEP" ] && sleep "$FAKE_SLEEP"
+exit "$FAKE_EXIT"
+"""
+
+
+def test_memcheck_runs_beside_the_cases_and_is_judged_only_when_asked(tmp_path, monkeypatch):
+    """compute-sanitizer starts with the judge (a process of its own) and is collected after
+    every case: its exit code and report make the memory_safety rung; a judge that has
+    already decided kills it and records nothing."""
+    from pipeline.check.judge import start_memory_safety
+    from pipeline.check.plan import Case
+    from pipeline.core.problem import load_op
+
+    tool = tmp_path / "compute-sanitizer"
+    tool.write_text(FAKE_SANITIZER)
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    op = load_op("vector_add")
+    case = Case("random_shapes", torch.float32, {"n": 1001}, 7, op.make_inputs)
+    path = "kernels/vector_add/triton.py"
+
+    def rung(exit_code, report="", sleep="", judge=True):
+        monkeypatch.setenv("FAKE_EXIT", str(exit_code))
+        monkeypatch.setenv("FAKE_REPORT", report)
+        monkeypatch.setenv("FAKE_SLEEP", sleep)
+        rungs = Rungs()
+        start_memory_safety(op, path, case, rungs)(judge)
+        return rungs.rungs.get("memory_safety")
+
+    assert rung(0)["ok"] is True
+    found = rung(
+        86, "========= Invalid __global__ read of size 4 bytes\n========= Address 0x7f is out of bounds"
+    )
+    assert found["ok"] is False and "Invalid __global__ read" in found["reason"]
+    assert "exited 1" in rung(1)["reason"]
+    assert rung(1, "========= Error: Target application terminated")["ok"] is None  # the tool's own failure
+    import time
+
+    began = time.perf_counter()
+    assert rung(0, sleep="30", judge=False) is None  # killed, not waited for
+    assert time.perf_counter() - began < 10

@@ -40,6 +40,7 @@ import json
 import os
 import random
 import secrets
+import signal
 import tempfile
 import time
 from pathlib import Path
@@ -489,48 +490,74 @@ def believed(loaded: dict, path: Path) -> dict:
     return out
 
 
-def memory_safety(op, path: str, case: Case, rungs: Rungs) -> None:
+def start_memory_safety(op, path: str, case: Case, rungs: Rungs):
     """(GPU) compute-sanitizer's memcheck over one call at an odd shape, with torch's caching
-    allocator off, so a read or write past an input's end leaves the allocation it was in."""
+    allocator off, so a read or write past an input's end leaves the allocation it was in.
+    It starts now, beside the runner's cases (it is a process of its own: ~10-20 s of torch
+    import and compile under the tool); the function returned collects it, records the rung
+    when asked to judge, and kills it and cleans up either way."""
     import shutil
     import subprocess
 
     sanitizer = shutil.which("compute-sanitizer")
     if not sanitizer:
         rungs.needs_gpu("memory_safety", "compute-sanitizer is not on PATH here", status="needs tool")
-        return
-    with (
-        tempfile.TemporaryDirectory(prefix="kpipe-sanitize-") as scratch,
-        tempfile.TemporaryDirectory() as own,
-    ):
-        target, env = sandboxed_target("pipeline.measure.launch", ["sanitize", op.name, str(Path(path).resolve()),
-                                       dtype_name(case.dtype), json.dumps(case.shape), str(case.seed),
-                                       str(op.path.parents[1])], Path(scratch), candidate_cache(Path(path), "cuda"),
-                                       network=True, env={"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})  # fmt: skip
-        # (network kept, as for ncu: the tool may reach its target through a socket)
-        # The tool's own report goes to a file of ours, apart from what the target prints.
-        log = Path(own) / "sanitizer.log"
-        # API errors are not memory errors: CuTe DSL's runtime asks the driver for entry points
-        # it may lack (cuGetProcAddress: CUDA_ERROR_INVALID_VALUE), which memcheck's default
-        # reports as errors, so a correct CuTe kernel was rejected on the H200 (2026-12-02).
-        cmd = [sanitizer, "--tool", "memcheck", "--report-api-errors", "no", "--error-exitcode", "86",
-               "--print-limit", "4", "--log-file", str(log), *target]  # fmt: skip
-        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=scratch, timeout=600)
-        report = log.read_text(errors="replace") if log.is_file() else ""
-    if proc.returncode == 86:
+        return lambda judge: None
+    scratch, own = tempfile.mkdtemp(prefix="kpipe-sanitize-"), tempfile.mkdtemp()
+    target, env = sandboxed_target("pipeline.measure.launch", ["sanitize", op.name, str(Path(path).resolve()),
+                                   dtype_name(case.dtype), json.dumps(case.shape), str(case.seed),
+                                   str(op.path.parents[1])], Path(scratch), candidate_cache(Path(path), "cuda"),
+                                   network=True, env={"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})  # fmt: skip
+    # (network kept, as for ncu: the tool may reach its target through a socket)
+    # The tool's own report goes to a file of ours, apart from what the target prints.
+    log = Path(own) / "sanitizer.log"
+    # API errors are not memory errors: CuTe DSL's runtime asks the driver for entry points
+    # it may lack (cuGetProcAddress: CUDA_ERROR_INVALID_VALUE), which memcheck's default
+    # reports as errors, so a correct CuTe kernel was rejected on the H200 (2026-12-02).
+    cmd = [sanitizer, "--tool", "memcheck", "--report-api-errors", "no", "--error-exitcode", "86",
+           "--print-limit", "4", "--log-file", str(log), *target]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                            cwd=scratch, start_new_session=True)  # fmt: skip
+
+    def finish(judge: bool) -> None:
+        try:
+            if not judge:
+                return
+            try:
+                printed, _ = proc.communicate(timeout=600)
+            except subprocess.TimeoutExpired:
+                rungs.failed(
+                    "memory_safety", "the call under compute-sanitizer did not finish within 600 s", case
+                )
+                return
+            report = log.read_text(errors="replace") if log.is_file() else ""
+            sanitizer_verdict(proc.returncode, report, printed or "", case, rungs)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            shutil.rmtree(scratch, ignore_errors=True)
+            shutil.rmtree(own, ignore_errors=True)
+
+    return finish
+
+
+def sanitizer_verdict(code: int, report: str, printed: str, case: Case, rungs: Rungs) -> None:
+    """The memory_safety rung from compute-sanitizer's exit code, its report and what the
+    target printed."""
+    if code == 86:
         found = [
             line.strip("= ").strip() for line in report.splitlines() if "Invalid" in line or "Address" in line
         ]
         rungs.failed("memory_safety", "compute-sanitizer memcheck: " + "; ".join(found[:3]), case)
-    elif proc.returncode != 0 and "Error:" in report and "Target application returned" not in report:
+    elif code != 0 and "Error:" in report and "Target application returned" not in report:
         tail = " ".join(report.split()[-25:])
-        rungs.needs_gpu("memory_safety", f"compute-sanitizer could not run (exit {proc.returncode}): {tail}",
-                        status="not run")  # fmt: skip
-    elif proc.returncode != 0:
-        tail = " ".join((proc.stdout + proc.stderr).split()[-25:])
-        rungs.failed(
-            "memory_safety", f"the call under compute-sanitizer exited {proc.returncode}: {tail}", case
+        rungs.needs_gpu(
+            "memory_safety", f"compute-sanitizer could not run (exit {code}): {tail}", status="not run"
         )
+    elif code != 0:
+        tail = " ".join(printed.split()[-25:])
+        rungs.failed("memory_safety", f"the call under compute-sanitizer exited {code}: {tail}", case)
     else:
         rungs.passed("memory_safety")
 
@@ -679,9 +706,9 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
     probes += [lambda c=c: checker.check_unwritten(c) for c in odd[:1]]
     bare = [checker.start_unobserved(Case("unobserved_call", c.dtype, c.shape, c.seed, c.make), path)
             for c in largest[1:2]]  # fmt: skip
+    if device == "cuda":  # collected with the bare call, after every case
+        bare += [start_memory_safety(op, path, c, rungs) for c in odd[:1]]
     probes += [lambda c=c: checker.run_case(c) for c in runnable]
-    if device == "cuda":
-        probes += [lambda c=c: memory_safety(op, path, c, rungs) for c in odd[:1]]
     completed = False
     try:
         for probe in probes:
