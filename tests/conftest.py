@@ -59,11 +59,23 @@ def copy_project(dest: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def repro_project(tmp_path_factory):
-    """The project after one full `dvc repro` on this (CPU) machine."""
-    root = copy_project(tmp_path_factory.mktemp("project"))
-    proc = run([sys.executable, "-m", "dvc", "repro"], root, timeout=1800)
-    assert proc.returncode == 0, f"dvc repro failed:\n{proc.stdout}\n{proc.stderr}"
-    return root, proc
+    """The project after one full `dvc repro` on this (CPU) machine. One repro for the whole
+    run: the first worker (pytest-xdist) to ask makes it, under a lock, in the base folder all
+    workers share; each worker then tests a copy of its own (its tests edit the project)."""
+    from filelock import FileLock
+
+    base = tmp_path_factory.getbasetemp()
+    # under xdist each worker's folder sits in one folder of this run; alone, use our own
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "repro-project"
+    with FileLock(f"{shared}.lock"):
+        if not (shared / ".repro-ok").is_file():
+            shutil.rmtree(shared, ignore_errors=True)
+            proc = run([sys.executable, "-m", "dvc", "repro"], copy_project(shared), timeout=1800)
+            assert proc.returncode == 0, f"dvc repro failed:\n{proc.stdout}\n{proc.stderr}"
+            (shared / ".repro-ok").write_text(proc.stdout)
+    root = tmp_path_factory.mktemp("project") / "p"
+    shutil.copytree(shared, root, symlinks=True, ignore=shutil.ignore_patterns(".repro-ok"))
+    return root, subprocess.CompletedProcess("dvc repro", 0, (shared / ".repro-ok").read_text(), "")
 
 
 @pytest.fixture
