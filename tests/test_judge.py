@@ -255,3 +255,32 @@ def test_memcheck_runs_beside_the_cases_and_is_judged_only_when_asked(tmp_path, 
     began = time.perf_counter()
     assert rung(0, sleep="30", judge=False) is None  # killed, not waited for
     assert time.perf_counter() - began < 10
+
+
+def test_host_memory_handed_to_a_gpu_launch_is_seen():
+    """Pinned host memory a GPU kernel reads and writes directly lets host code compute with
+    no copy for CUPTI to record: a launch handed a CPU tensor (or anything with data_ptr()
+    that says it is on the CPU) in a GPU call is host code seeing the data. On a CPU every
+    tensor is host memory, and nothing is said."""
+    from pipeline.check import monitor as mon
+
+    class Launcher:
+        def run(self, *args, **kwargs):
+            return "launched"
+
+    class HostPointer:  # what Triton takes besides tensors
+        device = "cpu"
+
+        def data_ptr(self):
+            return 0
+
+    mon._wrap(Launcher, "run", "triton")
+    seen = {}
+    for device in ("cuda", "cpu"):
+        monitor = mon.CallMonitor(device)
+        with monitor.call() as rec:
+            Launcher().run(torch.empty(4), n=4)
+            Launcher().run(x=HostPointer())
+        seen[device] = rec.host_views
+    assert seen["cuda"] == ["host memory handed to a GPU kernel launch"] * 2
+    assert seen["cpu"] == []

@@ -203,7 +203,8 @@ _active: CallMonitor | None = None  # the monitor the launch wrappers report to
 class CallMonitor:
     """`with monitor.call(poison) as rec:` around each watched call of a candidate."""
 
-    def __init__(self):
+    def __init__(self, device: str = "cpu"):
+        self.device = device  # where the call's inputs live: host memory handed to a GPU launch is not
         self.record: CallRecord | None = None
         self.depth = 0
         self.poison = float("nan")
@@ -355,6 +356,10 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
         if count and rec is not None and monitor.depth == 0:
             rec.launches += 1
             rec.launch_kinds.add(kind)
+            if monitor.device != "cpu" and any(_in_host_memory(a) for a in (*args, *kwargs.values())):
+                # pinned host memory a GPU kernel reads and writes directly: host code can
+                # compute there with no copy for CUPTI to see
+                rec.host_views.append("host memory handed to a GPU kernel launch")
         if callable(kwargs.get("grid")):
             kwargs["grid"] = _outside_launch(monitor, kwargs["grid"])
         monitor.depth += 1
@@ -367,6 +372,13 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
 
     launch._kpipe_wrapped = True
     setattr(cls, method, launch)
+
+
+def _in_host_memory(arg) -> bool:
+    """A tensor, or a tensor-like (Triton takes anything with data_ptr()), that says it is on
+    the CPU."""
+    device = getattr(arg, "device", None) if hasattr(arg, "data_ptr") else None
+    return getattr(device, "type", device) == "cpu"
 
 
 def _outside_launch(monitor: CallMonitor, fn):

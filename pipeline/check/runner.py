@@ -47,7 +47,7 @@ class Runner:
         from pipeline.check.monitor import CallMonitor
         from pipeline.core.problem import ProblemError, detect_backend, load_module
 
-        self.monitor = CallMonitor()  # launchers patched before the candidate can see them
+        self.monitor = CallMonitor(self.device)  # launchers patched before the candidate can see them
         try:
             module = load_module(path, "kpipe_candidate")
             backend = detect_backend(module)
