@@ -162,6 +162,7 @@ class TestCandidate(TypedDict, total=False):
     """metrics/test/<op>.json candidates.<impl>: the judge's verdict on one candidate."""
 
     verdict: Verdict
+    secret_seed: int  # the seed that made this verdict (a kept one: an earlier run's)
     correct: bool  # verdict == "accepted"
     reason: str  # "<rung>: <why>" for a rejection
     backend: str | None  # triton, cute, unknown
