@@ -70,11 +70,14 @@ step() { local name=$1; shift; local t0=$SECONDS
 # same `git rm` on top of the sent commit) and the logs say why.
 ops=$(python -c 'import yaml; print(" ".join(yaml.safe_load(open("params.yaml"))["ops"]))')
 first_compiles() {
-  local op
+  # its own children only: a bare `wait` here waited for the judge lane too (2026-12-03, the
+  # fourth session's run: dvc repro started 4 minutes late)
+  local op pids=()
   for op in $ops; do
     (python -m pipeline.stages.compile "$op" > "logs/compile-$op.log" 2>&1; echo "exit $?" >> "logs/compile-$op.log") &
+    pids+=($!)
   done
-  wait
+  wait "${pids[@]}"
 }
 first_tests() {
   local pair op
