@@ -219,10 +219,9 @@ exit "$FAKE_EXIT"
 """
 
 
-def test_memcheck_runs_beside_the_cases_and_is_judged_only_when_asked(tmp_path, monkeypatch):
-    """compute-sanitizer starts with the judge (a process of its own) and is collected after
-    every case: its exit code and report make the memory_safety rung; a judge that has
-    already decided kills it and records nothing."""
+def test_memcheck_is_judged_from_its_exit_code_and_report_only_when_asked(tmp_path, monkeypatch):
+    """compute-sanitizer runs as a process of its own: its exit code and report make the
+    memory_safety rung; a judge that has already decided kills it and records nothing."""
     from pipeline.check.judge import start_memory_safety
     from pipeline.check.plan import Case
     from pipeline.core.problem import load_op

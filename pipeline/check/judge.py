@@ -493,9 +493,9 @@ def believed(loaded: dict, path: Path) -> dict:
 def start_memory_safety(op, path: str, case: Case, rungs: Rungs):
     """(GPU) compute-sanitizer's memcheck over one call at an odd shape, with torch's caching
     allocator off, so a read or write past an input's end leaves the allocation it was in.
-    It starts now, beside the runner's cases (it is a process of its own: ~10-20 s of torch
-    import and compile under the tool); the function returned collects it, records the rung
-    when asked to judge, and kills it and cleans up either way."""
+    It starts now, as a process of its own (~10-20 s of torch import and compile under the
+    tool); the function returned collects it, records the rung when asked to judge, and
+    kills it and cleans up either way."""
     import shutil
     import subprocess
 
@@ -706,9 +706,13 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
     probes += [lambda c=c: checker.check_unwritten(c) for c in odd[:1]]
     bare = [checker.start_unobserved(Case("unobserved_call", c.dtype, c.shape, c.seed, c.make), path)
             for c in largest[1:2]]  # fmt: skip
-    if device == "cuda":  # collected with the bare call, after every case
-        bare += [start_memory_safety(op, path, c, rungs) for c in odd[:1]]
     probes += [lambda c=c: checker.run_case(c) for c in runnable]
+    if device == "cuda":
+        # After the cases, alone. Started beside them (7a629d5), memcheck passed
+        # tests/cheats/reads_past_end.py on the H200 (2026-12-03, fourth session's run),
+        # which it had rejected in both runs that ran it after the cases; the cause is not
+        # known, so it runs where it was seen to work.
+        probes += [lambda c=c: start_memory_safety(op, path, c, rungs)(judge=True) for c in odd[:1]]
     completed = False
     try:
         for probe in probes:
