@@ -2,12 +2,15 @@
 strided inputs, the workspace hashes, and the verdict record."""
 
 import os
+import subprocess
+import sys
 
 import torch
 
 from pipeline.check.accuracy import compare
 from pipeline.check.judge import Rungs, verdict, workspace_hashes
 from pipeline.check.plan import non_contiguous
+from tests.conftest import REPO
 
 TOL = dict(rtol=1e-5, atol=1e-6, min_cossim=0.999999, min_psnr_db=100.0)
 
@@ -283,3 +286,26 @@ def test_host_memory_handed_to_a_gpu_launch_is_seen():
         seen[device] = rec.host_views
     assert seen["cuda"] == ["host memory handed to a GPU kernel launch"] * 2
     assert seen["cpu"] == []
+
+
+def test_raw_memory_through_ctypes_is_refused_once_forbidden():
+    """On a CPU the runner refuses ctypes objects made at raw addresses or over buffers
+    after the candidate loads: an audit hook, which Python cannot remove. Loading a library
+    stays allowed."""
+    code = (
+        "import ctypes, ctypes.util\n"
+        "from pipeline.check.monitor import forbid_raw_memory\n"
+        "buf = ctypes.create_string_buffer(8)\n"
+        "forbid_raw_memory()\n"
+        "ctypes.CDLL(ctypes.util.find_library('c'))\n"
+        "for attempt in (lambda: ctypes.c_char.from_address(ctypes.addressof(buf)),\n"
+        "                lambda: ctypes.string_at(ctypes.addressof(buf), 8),\n"
+        "                lambda: (ctypes.c_char * 8).from_buffer(buf)):\n"
+        "    try:\n"
+        "        attempt()\n"
+        "        print('allowed')\n"
+        "    except PermissionError:\n"
+        "        print('refused')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert proc.stdout.split() == ["refused"] * 3, proc.stdout + proc.stderr

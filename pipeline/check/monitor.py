@@ -11,6 +11,8 @@ unwritten_output rungs):
     custom op is judged by what its body runs, seen through a watch of its own.
   * NumPy and DLPack views of tensors taken outside a launch (host compute no aten op
     sees), and Python threads started or running during the call.
+  * on a CPU, a ctypes object made at a raw address is refused outright once the
+    candidate has loaded: forbid_raw_memory.
   * every tensor the candidate allocates is filled with poison (NaN first) and followed by
     a red zone of canary bytes; after each launch its contents are kept, so an output
     changed after its last launch (by anything at all) shows.
@@ -410,6 +412,37 @@ def _patch_host_views():
 
         view._kpipe_wrapped = True
         setattr(torch.Tensor, name, view)
+
+
+# The audit events by which Python code makes a ctypes object at a raw address or over a
+# buffer (from_address, from_buffer, string_at). Python audits no call of a C function
+# through a ctypes function pointer: ctypes.memmove or ctypes.cast on integer addresses
+# raise no event, and stay a known gap (README).
+RAW_MEMORY_EVENTS = frozenset(
+    ("ctypes.cdata", "ctypes.cdata/buffer", "ctypes.string_at", "ctypes.wstring_at", "ctypes.call_function")
+)
+
+
+def forbid_raw_memory() -> None:
+    """On a CPU the device's memory is the host's, so host code that reads and writes tensors
+    through raw pointers computes where no watch sees it. An audit hook refuses ctypes
+    objects made at raw addresses for the rest of the process: Python cannot remove an
+    audit hook, and this one keeps no state a candidate could change. Installed once the
+    candidate has loaded (libraries use ctypes as they load; TileLang's first call only
+    opens a library and looks up its symbols, which stays allowed). On a GPU, CuTe DSL
+    calls its kernels through ctypes, and CUPTI sees every copy to the host instead."""
+
+    def refuse(event: str, args: tuple) -> None:
+        if event in RAW_MEMORY_EVENTS:
+            raise PermissionError(
+                f"{event}: a candidate may not reach memory through ctypes on a CPU (there the "
+                "device's memory is the host's: host code computing through raw pointers is "
+                "invisible to the watch)"
+            )
+
+    import sys
+
+    sys.addaudithook(refuse)
 
 
 def _patch_threads():

@@ -60,6 +60,10 @@ class Runner:
             return {"ok": False, "error": "defines no function `kernel`"}
         self.kernel = kernel
         params = list(inspect.signature(kernel).parameters.values())
+        if self.device == "cpu":
+            from pipeline.check.monitor import forbid_raw_memory
+
+            forbid_raw_memory()  # after the import: libraries use ctypes as they load
         return {
             "ok": True,
             "backend": backend,
