@@ -352,7 +352,7 @@ def test_a_rounds_input_copy_is_timed_for_the_calls_the_bench_plans():
 class ReportsGpuTime(FakeChild):
     """A trusted child that says how long its replays took on the device."""
 
-    REPLAY_S = 0.002
+    REPLAY_S = 0.2  # long beside what else a window costs, even on a loaded 2-core machine
 
     def ask(self, msg):
         reply = super().ask(msg)
@@ -369,8 +369,10 @@ def test_a_trusted_childs_window_overhead_is_what_its_own_gpu_time_leaves():
     b.setup()
     try:
         over = b.overhead_us(copy_us=0.0, rounds=3)
-        assert 0.0 <= over < 50_000, over  # the sleep is the GPU time: little else is left
-        assert b.overhead_us(copy_us=1e9, rounds=3) < 0  # the copy is taken off (the stage floors it)
+        # the sleep is the GPU time and is taken off: what is left is less than one sleep (a
+        # bound on the rest, 50 ms, failed once with CI beside it: 93 ms)
+        assert 0.0 <= over < ReportsGpuTime.REPLAY_S * 1e6, over
+        assert b.overhead_us(copy_us=1e9, rounds=1) < 0  # the copy is taken off (the stage floors it)
     finally:
         b.close()
     b = bench(FakeChild(), roof_us=100.0)
