@@ -40,7 +40,6 @@ import json
 import os
 import random
 import secrets
-import signal
 import tempfile
 import time
 from pathlib import Path
@@ -490,56 +489,41 @@ def believed(loaded: dict, path: Path) -> dict:
     return out
 
 
-def start_memory_safety(op, path: str, case: Case, rungs: Rungs):
+def memory_safety(op, path: str, case: Case, rungs: Rungs) -> None:
     """(GPU) compute-sanitizer's memcheck over one call at an odd shape, with torch's caching
-    allocator off, so a read or write past an input's end leaves the allocation it was in.
-    It starts now, as a process of its own (~10-20 s of torch import and compile under the
-    tool); the function returned collects it, records the rung when asked to judge, and
-    kills it and cleans up either way."""
+    allocator off, so a read or write past an input's end leaves the allocation it was in."""
     import shutil
     import subprocess
 
     sanitizer = shutil.which("compute-sanitizer")
     if not sanitizer:
         rungs.needs_gpu("memory_safety", "compute-sanitizer is not on PATH here", status="needs tool")
-        return lambda judge: None
-    scratch, own = tempfile.mkdtemp(prefix="kpipe-sanitize-"), tempfile.mkdtemp()
-    target, env = sandboxed_target("pipeline.measure.launch", ["sanitize", op.name, str(Path(path).resolve()),
-                                   dtype_name(case.dtype), json.dumps(case.shape), str(case.seed),
-                                   str(op.path.parents[1])], Path(scratch), candidate_cache(Path(path), "cuda"),
-                                   network=True, env={"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})  # fmt: skip
-    # (network kept, as for ncu: the tool may reach its target through a socket)
-    # The tool's own report goes to a file of ours, apart from what the target prints.
-    log = Path(own) / "sanitizer.log"
-    # API errors are not memory errors: CuTe DSL's runtime asks the driver for entry points
-    # it may lack (cuGetProcAddress: CUDA_ERROR_INVALID_VALUE), which memcheck's default
-    # reports as errors, so a correct CuTe kernel was rejected on the H200 (2026-12-02).
-    cmd = [sanitizer, "--tool", "memcheck", "--report-api-errors", "no", "--error-exitcode", "86",
-           "--print-limit", "4", "--log-file", str(log), *target]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-                            cwd=scratch, start_new_session=True)  # fmt: skip
-
-    def finish(judge: bool) -> None:
+        return
+    with (
+        tempfile.TemporaryDirectory(prefix="kpipe-sanitize-") as scratch,
+        tempfile.TemporaryDirectory() as own,
+    ):
+        target, env = sandboxed_target("pipeline.measure.launch", ["sanitize", op.name, str(Path(path).resolve()),
+                                       dtype_name(case.dtype), json.dumps(case.shape), str(case.seed),
+                                       str(op.path.parents[1])], Path(scratch), candidate_cache(Path(path), "cuda"),
+                                       network=True, env={"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})  # fmt: skip
+        # (network kept, as for ncu: the tool may reach its target through a socket)
+        # The tool's own report goes to a file of ours, apart from what the target prints.
+        log = Path(own) / "sanitizer.log"
+        # API errors are not memory errors: CuTe DSL's runtime asks the driver for entry points
+        # it may lack (cuGetProcAddress: CUDA_ERROR_INVALID_VALUE), which memcheck's default
+        # reports as errors, so a correct CuTe kernel was rejected on the H200 (2026-12-02).
+        cmd = [sanitizer, "--tool", "memcheck", "--report-api-errors", "no", "--error-exitcode", "86",
+               "--print-limit", "4", "--log-file", str(log), *target]  # fmt: skip
         try:
-            if not judge:
-                return
-            try:
-                printed, _ = proc.communicate(timeout=600)
-            except subprocess.TimeoutExpired:
-                rungs.failed(
-                    "memory_safety", "the call under compute-sanitizer did not finish within 600 s", case
-                )
-                return
-            report = log.read_text(errors="replace") if log.is_file() else ""
-            sanitizer_verdict(proc.returncode, report, printed or "", case, rungs)
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-            shutil.rmtree(scratch, ignore_errors=True)
-            shutil.rmtree(own, ignore_errors=True)
-
-    return finish
+            proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=scratch, timeout=600)
+        except subprocess.TimeoutExpired:
+            rungs.failed(
+                "memory_safety", "the call under compute-sanitizer did not finish within 600 s", case
+            )
+            return
+        report = log.read_text(errors="replace") if log.is_file() else ""
+    sanitizer_verdict(proc.returncode, report, proc.stdout + proc.stderr, case, rungs)
 
 
 def sanitizer_verdict(code: int, report: str, printed: str, case: Case, rungs: Rungs) -> None:
@@ -712,7 +696,7 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
         # tests/cheats/reads_past_end.py on the H200 (2026-12-03, fourth session's run),
         # which it had rejected in both runs that ran it after the cases; the cause is not
         # known, so it runs where it was seen to work.
-        probes += [lambda c=c: start_memory_safety(op, path, c, rungs)(judge=True) for c in odd[:1]]
+        probes += [lambda c=c: memory_safety(op, path, c, rungs) for c in odd[:1]]
     completed = False
     try:
         for probe in probes:
