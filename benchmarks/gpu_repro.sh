@@ -33,6 +33,7 @@
 set -u
 src=$PWD
 run=${RUN_DIR:-/root/run}
+echo $$ > "$run.pid"    # benchmarks/gpu_watch.sh stops waiting once this process is gone
 export PYTHONUNBUFFERED=1
 export GIT_AUTHOR_NAME=kpipe GIT_AUTHOR_EMAIL=kpipe@localhost
 export GIT_COMMITTER_NAME=kpipe GIT_COMMITTER_EMAIL=kpipe@localhost
@@ -45,9 +46,12 @@ if [ -n "${RESUME:-}" ] && [ -d "$run/.git" ]; then
   rm -f .dvc/tmp/rwlock .dvc/tmp/lock   # left by a dvc repro the call's time limit cut off
 else
   rm -rf "$run" && mkdir -p "$run"
-  tar -C "$src" --exclude="./.gpu-wheels*" --exclude=./.gpu-carry -cf - . | tar -C "$run" -xf -
+  # without .git: a lent machine's copy may carry one (2026-12-03, fifth session), and the
+  # run's repository must hold exactly one commit, the tree as sent
+  tar -C "$src" --exclude=./.git --exclude="./.gpu-wheels*" --exclude=./.gpu-carry -cf - . | tar -C "$run" -xf -
   cd "$run" || exit 1
-  git init -q && git add -A && git commit -qm "the tree as sent" || exit 1
+  git init -q && git add -A && git commit -qm "the tree as sent" ||
+    { echo "gpu_repro: could not commit the tree as sent in $run"; exit 1; }
 fi
 mkdir -p logs
 kpipe() { python -m pipeline.commands.cli "$@"; }

@@ -10,12 +10,16 @@ limit=${1:-540}
 run=${2:-${RUN_DIR:-/root/run}}
 end=$((SECONDS + limit))
 last=""
-while [ $SECONDS -lt "$end" ] && [ ! -e "$run/DONE" ]; do
+pid=$(cat "$run.pid" 2> /dev/null)
+# stops early when gpu_repro.sh has exited without finishing (it writes $run.pid first)
+while [ $SECONDS -lt "$end" ] && [ ! -e "$run/DONE" ] && { [ -z "$pid" ] || kill -0 "$pid" 2> /dev/null; }; do
   now=$(ls -t "$run"/logs/*.log 2>/dev/null | head -1)
   if [ -n "$now" ] && [ "$now" != "$last" ]; then echo "[$(date +%T)] working on $(basename "$now")"; last=$now; fi
   sleep 10
 done
-[ -e "$run/DONE" ] && echo "[$(date +%T)] the run is DONE" || echo "[$(date +%T)] still running"
+if [ -e "$run/DONE" ]; then echo "[$(date +%T)] the run is DONE"
+elif [ -n "$pid" ] && ! kill -0 "$pid" 2> /dev/null; then echo "[$(date +%T)] the run STOPPED without finishing: see the console below"
+else echo "[$(date +%T)] still running"; fi
 tail -n 60 /root/console.log 2>/dev/null
 if [ -n "${OUT:-}" ] && [ -d "$run" ]; then
   (cd "$run" && tar czf "$OUT/run.tgz" dvc.lock metrics plots logs 2>/dev/null)
