@@ -111,8 +111,34 @@ def ceilings_here(root: Path, gpu: str, say) -> dict:
     return measured
 
 
+def committed_copy(root: Path, op: str, impl: str) -> tuple[Path | None, str]:
+    """The committed kernels/OP/IMPL.py (HEAD), written under .kpipe/try/OP/committed/ beside
+    HEAD's params.yaml, so its knobs read as they do in the project; (None, why) when there is
+    none to time."""
+    from pipeline.commands.gitlayer import GitError, TreeReader, open_repo
+
+    try:
+        head = open_repo(root).head.commit
+    except (GitError, ValueError):
+        return None, "not a git repository with a commit"
+    blob = TreeReader.entry(head.tree, f"kernels/{op}/{impl}.py")
+    if blob is None or blob.type != "blob":
+        return None, f"kernels/{op}/{impl}.py is not in {head.hexsha[:8]}"
+    base = workspace(root) / "try" / op / "committed"
+    copy = base / "kernels" / op / f"{impl}.py"
+    copy.parent.mkdir(parents=True, exist_ok=True)
+    copy.write_bytes(blob.data_stream.read())
+    params = TreeReader.entry(head.tree, "params.yaml")
+    if params is not None and params.type == "blob":
+        (base / "params.yaml").write_bytes(params.data_stream.read())
+    return copy, head.hexsha[:8]
+
+
 def bench_step(op_name: str, path: Path, root: Path, params: dict, gpu: str, say) -> dict:
-    """The bench stage's outside clock, at the headline shape only."""
+    """The bench stage's outside clock, at the headline shape only: the candidate, then the
+    committed version of the same file with the same plan (calls, fixed cost, copy), so
+    FASTER / SLOWER / SAME compares two figures taken side by side (the figure committed by
+    the bench stage, minutes or days before, is reported beside them, not decided on)."""
     import torch
 
     from pipeline.core.params import section
@@ -136,6 +162,18 @@ def bench_step(op_name: str, path: Path, root: Path, params: dict, gpu: str, say
                      target, fixed, float(sec.get("timeout_s", 1800)), path.stem, plans)["shapes"][label]  # fmt: skip
     if rec.get("status") != "ok":
         return {"status": "failed", "reason": rec.get("reason"), "shape": label}
+    # The same kernel read 1571.8 us in the bench stage and 1667.1 us in a try minutes later
+    # on the H200 (2026-12-03-e, vector_add at 2^28): SLOWER +6.1% for an unchanged kernel.
+    copy, where = committed_copy(root, op_name, path.stem)
+    if copy is not None and copy.read_bytes() == path.read_bytes():
+        side = {"status": "same file", "commit": where}
+    elif copy is not None:
+        say(f"try {op_name}/{path.stem}: the committed version ({where}) at {label}, side by side ...")
+        side = time_child({"path": str(copy)}, candidate_cache(copy, "cuda"), op, [shape], dtype, seed, cfg, ceilings,
+                          target, fixed, float(sec.get("timeout_s", 1800)), f"{path.stem}@{where}", plans)["shapes"][label]  # fmt: skip
+        side = {"commit": where, **{k: side.get(k) for k in ("status", "reason", "median_us", "iqr_us")}}
+    else:
+        side = {"status": "none", "why": where}
     committed = read_metrics(root, "bench", op_name)
     baselines = {}
     if committed.get("gpu") == gpu:
@@ -158,34 +196,72 @@ def bench_step(op_name: str, path: Path, root: Path, params: dict, gpu: str, say
             "tflops", "suspicious", "at_roofline", "clocks")  # fmt: skip
     out = {"status": "ok", "shape": label, "dtype": str(dtype).removeprefix("torch."), "gpu": gpu,
            **{k: rec.get(k) for k in keep}, "target": target, "gap_to_target": target - rec["fraction"],
-           "vs_baselines": baselines}  # fmt: skip
+           "vs_baselines": baselines, "committed_now": side}  # fmt: skip
     return out
 
 
-def versus_committed(root: Path, op: str, impl: str, timing: dict) -> dict:
-    """FASTER / SLOWER / SAME against the committed bench record of the same candidate."""
+def committed_record(root: Path, op: str, impl: str, shape: str) -> tuple[dict | None, str]:
+    """The bench stage's record of IMPL at SHAPE committed in HEAD, when current, with the
+    bench's GPU and dtype; (None, why) otherwise. The second item is HEAD's short hash."""
     from pipeline.commands.gitlayer import GitError, TreeReader, open_repo
-    from pipeline.commands.history import change
 
     try:
-        repo = open_repo(root)
-        head = repo.head.commit
+        head = open_repo(root).head.commit
     except (GitError, ValueError):
-        return {"verdict": "n/a", "why": "not a git repository with a commit"}
-    bench = TreeReader().load(head.tree, f"metrics/bench/{op}.json") or {}
-    cand = ((bench.get("candidates") or {}).get(impl) or {}) if isinstance(bench, dict) else {}
-    shape = ((cand.get("shapes") or {}).get(timing["shape"])) or {}
-    if shape.get("status") != "ok" or bench.get("stale"):
+        return None, "not a git repository with a commit"
+    bench = TreeReader().load(head.tree, f"metrics/bench/{op}.json")
+    bench = bench if isinstance(bench, dict) and not bench.get("stale") else {}
+    rec = ((((bench.get("candidates") or {}).get(impl) or {}).get("shapes")) or {}).get(shape) or {}
+    if rec.get("status") != "ok":
+        return None, f"no current committed timing of {impl} at {shape} in {head.hexsha[:8]}"
+    return {**rec, "gpu": bench.get("gpu"), "dtype": bench.get("dtype")}, head.hexsha[:8]
+
+
+def versus_committed(root: Path, op: str, impl: str, timing: dict) -> dict:
+    """FASTER / SLOWER / SAME against the committed version of the same candidate, as timed
+    in this try side by side (timing["committed_now"]). The bench stage's committed figure
+    is quoted beside it, and decides only where the committed file was not timed here."""
+    from pipeline.commands.history import change
+
+    now = timing.get("committed_now") or {}
+    new = {"median_us": timing["median_us"], "iqr_us": timing.get("iqr_us"), "gpu": timing["gpu"],
+           "dtype": timing["dtype"], "shape": timing["shape"]}  # fmt: skip
+    if now.get("status") == "same file":
+        return {"verdict": "SAME", "change": "SAME (the committed file itself)", "median_us": new["median_us"],
+                "committed_median_us": new["median_us"], "commit": now["commit"], "side_by_side": True}  # fmt: skip
+    recorded, where = committed_record(root, op, impl, timing["shape"])
+    if now.get("status") == "ok":
+        old, commit, side_by_side = (
+            {**new, "median_us": now["median_us"], "iqr_us": now.get("iqr_us")},
+            now["commit"],
+            True,
+        )
+    elif now.get("status") not in (None, "none"):  # the committed version fails to time here
         return {
             "verdict": "n/a",
-            "why": f"no current committed timing of {impl} at {timing['shape']} in {head.hexsha[:8]}",
+            "why": f"the committed version could not be timed here: {now.get('reason')}",
         }
-    old = {"median_us": shape["median_us"], "iqr_us": shape.get("iqr_us"), "gpu": bench.get("gpu"),
-           "dtype": bench.get("dtype"), "shape": timing["shape"]}  # fmt: skip
-    new = {**old, "median_us": timing["median_us"], "iqr_us": timing.get("iqr_us"), "gpu": timing["gpu"],
-           "dtype": timing["dtype"]}  # fmt: skip
-    return {"verdict": change(new, old).split(" ")[0], "change": change(new, old), "median_us": timing["median_us"],
-            "committed_median_us": shape["median_us"], "commit": head.hexsha[:8]}  # fmt: skip
+    elif recorded:
+        old, commit, side_by_side = {**recorded, "shape": timing["shape"]}, where, False
+    else:
+        return {"verdict": "n/a", "why": where}
+    said = change(new, old)
+    out = {"verdict": said.split(" ")[0], "change": said, "median_us": new["median_us"],
+           "committed_median_us": old["median_us"], "commit": commit, "side_by_side": side_by_side}  # fmt: skip
+    if recorded:
+        out["committed_recorded_us"] = recorded["median_us"]
+    return out
+
+
+def versus_words(vs: dict) -> str:
+    """Where the committed figure came from, in a few words."""
+    if "commit" not in vs:
+        return str(vs.get("why"))
+    how = "timed side by side" if vs.get("side_by_side") else "its committed bench figure"
+    said = f"{vs['committed_median_us']:.2f} us at {vs['commit']}, {how}"
+    if vs.get("side_by_side") and vs.get("committed_recorded_us"):
+        said += f"; the bench stage committed {vs['committed_recorded_us']:.2f} us"
+    return said
 
 
 def profile_step(op: str, path: Path, root: Path, params: dict, say) -> dict:
@@ -326,8 +402,7 @@ def markdown(result: dict) -> str:
         lines.append(f"- timing: {result['timing_skipped']}")
     vs = result.get("vs_committed")
     if vs:
-        lines.append(f"- vs the committed version: {vs.get('change') or vs['verdict']}"
-                     + (f" ({vs['committed_median_us']:.2f} us at {vs['commit']})" if "commit" in vs else f" ({vs.get('why')})"))  # fmt: skip
+        lines.append(f"- vs the committed version: {vs.get('change') or vs['verdict']} ({versus_words(vs)})")
     lines += [f"- hint: {h}" for h in result.get("hints", [])]
     steps = ", ".join(f"{k} {v:.1f} s" for k, v in (result.get("step_seconds") or {}).items())
     if "seconds" in result:

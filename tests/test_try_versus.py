@@ -1,0 +1,82 @@
+"""`kpipe try`'s verdict against the committed version (no GPU needed): the committed file
+timed side by side decides, and the bench stage's committed figure is only quoted beside it.
+On the H200 (benchmarks/results/h200-2026-12-03-e) an unchanged kernel read 6.1% slower in a
+try than in the bench stage's committed figure; timed side by side it must read SAME."""
+
+import json
+
+import git
+
+from pipeline.commands.loop import try_time
+from pipeline.commands.trial import committed_copy, versus_committed
+
+HEAD_SHAPE = "n=268435456"
+
+
+def project(tmp_path, recorded_us=1571.8):
+    repo = git.Repo.init(tmp_path)
+    kernel = tmp_path / "kernels" / "vector_add" / "triton.py"
+    kernel.parent.mkdir(parents=True)
+    kernel.write_text('"""First version."""\n')
+    (tmp_path / "params.yaml").write_text("kernels:\n  vector_add:\n    triton:\n      BLOCK: 2048\n")
+    bench = tmp_path / "metrics" / "bench" / "vector_add.json"
+    bench.parent.mkdir(parents=True)
+    shape = {"status": "ok", "median_us": recorded_us, "iqr_us": 20.0}
+    bench.write_text(json.dumps({"gpu": "NVIDIA H200", "dtype": "float32",
+                                 "candidates": {"triton": {"shapes": {HEAD_SHAPE: shape}}}}))  # fmt: skip
+    repo.index.add(["kernels/vector_add/triton.py", "params.yaml", "metrics/bench/vector_add.json"])
+    repo.index.commit("v1", author=git.Actor("t", "t@t"), committer=git.Actor("t", "t@t"))
+    return tmp_path, kernel, repo.head.commit.hexsha[:8]
+
+
+def timing(median_us, committed_now=None):
+    return {"status": "ok", "shape": HEAD_SHAPE, "gpu": "NVIDIA H200", "dtype": "float32",
+            "median_us": median_us, "iqr_us": 26.0, "committed_now": committed_now}  # fmt: skip
+
+
+def test_committed_copy_is_heads_file_with_heads_knobs(tmp_path):
+    root, kernel, sha = project(tmp_path)
+    kernel.write_text('"""Second version."""\n')  # the edit under try: not what is copied
+    (root / "params.yaml").write_text("kernels: {}\n")
+    copy, where = committed_copy(root, "vector_add", "triton")
+    assert where == sha
+    assert copy.read_text() == '"""First version."""\n'
+    # laid out as kernels/OP/IMPL.py under a folder with HEAD's params.yaml, so knobs() reads them
+    assert copy.parent.name == "vector_add" and copy.parents[1].name == "kernels"
+    assert "BLOCK: 2048" in (copy.parents[2] / "params.yaml").read_text()
+    missing, why = committed_copy(root, "vector_add", "cute")
+    assert missing is None and "not in" in why
+
+
+def test_side_by_side_decides_not_the_recorded_figure(tmp_path):
+    root, _, sha = project(tmp_path, recorded_us=1571.8)
+    # the H200 case: the try reads 1667.1 us; the committed file, timed beside it, 1660.0 us
+    vs = versus_committed(root, "vector_add", "triton",
+                          timing(1667.1, {"status": "ok", "commit": sha, "median_us": 1660.0, "iqr_us": 25.0}))  # fmt: skip
+    assert vs["verdict"] == "SAME" and vs["side_by_side"] is True
+    assert vs["committed_median_us"] == 1660.0 and vs["committed_recorded_us"] == 1571.8
+    faster = versus_committed(root, "vector_add", "triton",
+                              timing(800.0, {"status": "ok", "commit": sha, "median_us": 1660.0, "iqr_us": 25.0}))  # fmt: skip
+    assert faster["verdict"] == "FASTER" and faster["change"].startswith("FASTER -51.")
+
+
+def test_without_a_side_by_side_timing(tmp_path):
+    root, _, sha = project(tmp_path, recorded_us=1571.8)
+    same_file = versus_committed(
+        root, "vector_add", "triton", timing(1667.1, {"status": "same file", "commit": sha})
+    )
+    assert same_file["verdict"] == "SAME"
+    broken = versus_committed(root, "vector_add", "triton",
+                              timing(900.0, {"status": "failed", "commit": sha, "reason": "did not load"}))  # fmt: skip
+    assert broken["verdict"] == "n/a" and "did not load" in broken["why"]
+    # no committed file to time (a new candidate): the recorded figure, said to be that
+    recorded = versus_committed(root, "vector_add", "triton", timing(1667.1, {"status": "none", "why": "-"}))
+    assert recorded["verdict"] == "SLOWER" and recorded["side_by_side"] is False
+    nothing = versus_committed(root, "vector_add", "cute", timing(900.0, {"status": "none"}))
+    assert nothing["verdict"] == "n/a" and "no current committed timing" in nothing["why"]
+
+
+def test_the_loop_says_where_a_try_spent_its_time():
+    entry = {"try_seconds": 47.94, "step_seconds": {"compile": 9.1, "judge": 30.2, "bench": 8.4}}
+    assert try_time(entry) == " [the try took 47.9 s: judge 30.2 s, compile 9.1 s, bench 8.4 s]"
+    assert try_time({"try_seconds": None}) == ""
