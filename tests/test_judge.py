@@ -255,7 +255,8 @@ def test_host_memory_handed_to_a_gpu_launch_is_seen():
     """Pinned host memory a GPU kernel reads and writes directly lets host code compute with
     no copy for CUPTI to record: a launch handed a CPU tensor (or anything with data_ptr()
     that says it is on the CPU) in a GPU call is host code seeing the data. On a CPU every
-    tensor is host memory, and nothing is said."""
+    tensor is host memory: a torch tensor is not remarked on, but a tensor-like of the
+    candidate's own making is memory torch did not allocate (test_writes_no_watch_saw)."""
     from pipeline.check import monitor as mon
 
     class Launcher:
@@ -277,7 +278,7 @@ def test_host_memory_handed_to_a_gpu_launch_is_seen():
             Launcher().run(x=HostPointer())
         seen[device] = rec.host_views
     assert seen["cuda"] == ["host memory handed to a GPU kernel launch"] * 2
-    assert seen["cpu"] == []
+    assert seen["cpu"] == ["host memory torch did not allocate (NumPy, a buffer), handed to a launch"]
 
 
 def test_raw_memory_through_ctypes_is_refused_once_forbidden():
@@ -301,3 +302,55 @@ def test_raw_memory_through_ctypes_is_refused_once_forbidden():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert proc.stdout.split() == ["refused"] * 3, proc.stdout + proc.stderr
+
+
+def test_writes_no_watch_saw_on_a_cpu():
+    """On a CPU host code can write the device's memory directly: a buffer of the call that
+    changed where no launch or watched op wrote it (ctypes.memmove), and a launch handed a
+    tensor over memory torch did not allocate (a NumPy array), are seen; writes by watched
+    ops and by launches are not remarked on, nor are the call's own inputs."""
+    import ctypes
+
+    import numpy as np
+
+    from pipeline.check import monitor as mon
+
+    class Launcher:
+        def run(self, *args, **kwargs):
+            for t in args:
+                if isinstance(t, torch.Tensor) and t.dtype == torch.float32:
+                    t.copy_(torch.arange(t.numel(), dtype=t.dtype))  # the launch writes
+            return "launched"
+
+    mon._wrap(Launcher, "run", "triton")
+    monitor = mon.CallMonitor("cpu")
+    (x,) = monitor.padded((torch.randn(8),))
+    strided = torch.frombuffer(bytearray(64), dtype=torch.float32)[::2]  # as inputs arrive
+    monitor._input_storages.add(strided.untyped_storage().data_ptr())
+    with monitor.call() as honest:
+        out = torch.empty(8)
+        out.fill_(0.0)  # a watched op
+        torch.add(x, 1.0, out=out)  # another, through out=
+        Launcher().run(out, x, strided)
+        Launcher().run(out)  # the launch's own write is seen
+    assert (honest.unseen_writes, honest.host_views) == (0, [])
+
+    with monitor.call() as memmove:
+        out = torch.empty(8)
+        total = np.arange(8, dtype=np.float32)
+        ctypes.memmove(out.data_ptr(), total.ctypes.data, total.nbytes)
+        Launcher().run(out)
+    assert memmove.unseen_writes == 1
+
+    with monitor.call() as numpy_memory:
+        Launcher().run(torch.from_numpy(np.ones(8, dtype=np.float32)))
+    assert numpy_memory.host_views == [
+        "host memory torch did not allocate (NumPy, a buffer), handed to a launch"
+    ]
+
+    gpu = mon.CallMonitor("cuda")  # on a GPU no comparison runs during the call
+    with gpu.call() as on_gpu:
+        out = torch.empty(8)
+        ctypes.memmove(out.data_ptr(), total.ctypes.data, total.nbytes)
+        Launcher().run(out)
+    assert on_gpu.unseen_writes == 0

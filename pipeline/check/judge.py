@@ -300,6 +300,12 @@ class Checker:
             why = f"torch ops ran outside any kernel ({', '.join(sorted(set(record['torch_ops']))[:6])})"
         elif record["host_views"]:
             why = f"host code saw the data through {', '.join(sorted(set(record['host_views'])))}"
+        elif record.get("unseen_writes"):
+            why = (
+                f"host code wrote into a buffer of the call outside any kernel launch or torch op "
+                f"({record['unseen_writes']} time(s); on a CPU: through raw pointers, or torch with its "
+                "dispatcher bypassed)"
+            )
         elif record["threads"]:
             why = f"Python thread(s) ran beside the call: {', '.join(record['threads'][:3])}"
         elif record["output_problem"] and record["launches"]:

@@ -16,6 +16,10 @@ unwritten_output rungs):
   * every tensor the candidate allocates is filled with poison (NaN first) and followed by
     a red zone of canary bytes; after each launch its contents are kept, so an output
     changed after its last launch (by anything at all) shows.
+  * on a CPU, where host code can write the device's memory directly, every such tensor
+    must also hold what the watch last saw in it (its poison, a watched torch op's result,
+    a launch's result) whenever a launch starts or a watched op writes it: a write no
+    launch or watched op made (raw pointers, torch with its dispatcher bypassed) shows.
 This runs in the candidate's own process, so a candidate can patch it: it is one witness
 among several, and never the judge of correctness, which only ever looks at outputs.
 """
@@ -101,6 +105,7 @@ class Allocation:
     # contents after its launch). Compared after the call, never during it: a comparison is
     # a compute kernel the GPU witness would rightly count against the candidate.
     moved_from: tuple | None = None
+    known: torch.Tensor | None = None  # (CPU) its bytes as the watch last saw them
 
     def holds(self, t: torch.Tensor) -> bool:
         start = self.buffer.data_ptr()
@@ -115,6 +120,20 @@ class CallRecord:
     host_views: list = field(default_factory=list)  # .numpy(), __array__, __dlpack__ outside launches
     threads: list = field(default_factory=list)  # Python threads started or running during the call
     allocations: list = field(default_factory=list)
+    watch_writes: bool = False  # on a CPU: compare allocations with what the watch saw
+    unseen_writes: int = 0  # times an allocation held bytes no launch or watched op wrote
+
+    def check_unseen(self, allocations: list | None = None) -> None:
+        """(CPU) Each allocation against what the watch last saw in it; a difference was
+        written by something no watch saw. Counted once, then taken as seen."""
+        for a in self.allocations if allocations is None else allocations:
+            if a.known is not None and not torch.equal(a.buffer[: a.used_bytes], a.known):
+                self.unseen_writes += 1
+                a.known = a.buffer[: a.used_bytes].clone()
+
+    def saw(self, allocations: list) -> None:
+        for a in allocations:
+            a.known = a.buffer[: a.used_bytes].clone()
 
     def redzone_damage(self) -> int:
         """How many canary bytes past the end of candidate allocations were overwritten."""
@@ -143,6 +162,8 @@ class CallRecord:
     def snapshot_allocations(self) -> None:
         for a in self.allocations:
             a.after_launch = a.buffer[: a.used_bytes].clone()
+            if self.watch_writes:
+                a.known = a.after_launch
 
 
 class _Watch(TorchDispatchMode):
@@ -161,6 +182,17 @@ class _Watch(TorchDispatchMode):
         rec = self.monitor.record
         if rec is None or self.monitor.depth > 0:
             return func(*args, **kwargs)  # inside a launch (the interpreter uses torch)
+        if not rec.watch_writes:
+            return self.route(func, args, kwargs, rec)
+        # (CPU) what the op writes must hold what the watch saw before it, and is seen after
+        written = [a for a in rec.allocations if any(a.holds(t) for t in _written_by(func, args, kwargs))]
+        rec.check_unseen(written)
+        try:
+            return self.route(func, args, kwargs, rec)
+        finally:
+            rec.saw(written)
+
+    def route(self, func, args, kwargs, rec):
         namespace, name = getattr(func, "namespace", "aten"), func.overloadpacket.__name__
         if namespace not in ("aten", "prims"):
             body = _custom_op_body(func)
@@ -181,6 +213,20 @@ class _Watch(TorchDispatchMode):
         if name not in HARMLESS:
             rec.torch_ops.append(str(func.name()) if hasattr(func, "name") else name)
         return func(*args, **kwargs)
+
+
+def _written_by(func, args, kwargs) -> list:
+    """The tensors an op writes in place, from its schema (self of add_, out= of add.out)."""
+    schema = getattr(func, "_schema", None)
+    found = []
+    for i, arg in enumerate(schema.arguments if schema is not None else ()):
+        if arg.alias_info is None or not arg.alias_info.is_write:
+            continue
+        value = kwargs.get(arg.name) if arg.kwarg_only or i >= len(args) else args[i]
+        found += [
+            t for t in (value if isinstance(value, (list, tuple)) else [value]) if isinstance(t, torch.Tensor)
+        ]
+    return found
 
 
 def _custom_op_body(func):
@@ -211,6 +257,7 @@ class CallMonitor:
         self.depth = 0
         self.poison = float("nan")
         self._input_zones: dict[int, tuple] = {}
+        self._input_storages: set[int] = set()  # the call's inputs as received (not torch's)
         _patch_launchers()
         _patch_host_views()
         _patch_threads()
@@ -218,7 +265,7 @@ class CallMonitor:
     @contextlib.contextmanager
     def call(self, poison: float = float("nan")):
         global _active
-        self.record, self.poison = CallRecord(), poison
+        self.record, self.poison = CallRecord(watch_writes=self.device == "cpu"), poison
         _active = self
         running = [t for t in threading.enumerate() if t is not threading.current_thread()]
         try:
@@ -233,6 +280,7 @@ class CallMonitor:
         (instead of faulting on the CPU), and an over-write shows as damage. The red zones of
         the previous call's inputs are forgotten."""
         self._input_zones.clear()
+        self._input_storages = {t.untyped_storage().data_ptr() for t in inputs if isinstance(t, torch.Tensor)}
         out = []
         for t in inputs:
             if not isinstance(t, torch.Tensor) or not t.is_contiguous():
@@ -255,6 +303,17 @@ class CallMonitor:
                 buffer, used = zone
                 damaged += int((buffer[used:] != CANARY).sum())
         return damaged
+
+    def foreign(self, arg) -> bool:
+        """(CPU) Memory a launch is handed that torch did not allocate and that is not one of
+        the call's inputs: a tensor over a NumPy array or a buffer (torch.from_numpy,
+        frombuffer, DLPack), whose contents host code may have computed unseen. Told by the
+        storage: torch's own allocations are resizable, the others are not."""
+        base = arg if isinstance(arg, torch.Tensor) else getattr(arg, "base", None)  # triton.reinterpret
+        if not isinstance(base, torch.Tensor):
+            return hasattr(arg, "data_ptr")  # a tensor-like of the candidate's own making
+        storage = base.untyped_storage()
+        return not storage.resizable() and storage.data_ptr() not in self._input_storages
 
     def launched_home(self, t) -> Allocation | None:
         """The allocation of this call that holds `t`, if a launch wrote it (whether nothing
@@ -305,6 +364,8 @@ class CallMonitor:
         elif tensor.dtype != torch.bool:
             data.fill_(torch.iinfo(tensor.dtype).max)
         self.record.allocations.append(Allocation(buffer=buffer, used_bytes=used))
+        if self.record.watch_writes:
+            self.record.saw(self.record.allocations[-1:])
         return data.as_strided(tensor.size(), tensor.stride(), 0)
 
 
@@ -365,6 +426,12 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
         if callable(kwargs.get("grid")):
             kwargs["grid"] = _outside_launch(monitor, kwargs["grid"])
         monitor.depth += 1
+        if count and rec is not None and monitor.depth == 1 and rec.watch_writes:
+            rec.check_unseen()  # what the launch may read holds what the watch last saw (inside: unwatched)
+            if any(monitor.foreign(a) for a in (*args, *kwargs.values())):
+                rec.host_views.append(
+                    "host memory torch did not allocate (NumPy, a buffer), handed to a launch"
+                )
         try:
             return original(self_, *args, **kwargs)
         finally:
@@ -393,6 +460,8 @@ def _outside_launch(monitor: CallMonitor, fn):
             return fn(*args, **kwargs)
         finally:
             monitor.depth = depth
+            if monitor.record is not None and monitor.record.watch_writes:
+                monitor.record.check_unseen()  # before the kernel runs, not after its snapshot
 
     return grid
 
@@ -417,7 +486,10 @@ def _patch_host_views():
 # The audit events by which Python code makes a ctypes object at a raw address or over a
 # buffer (from_address, from_buffer, string_at). Python audits no call of a C function
 # through a ctypes function pointer: ctypes.memmove or ctypes.cast on integer addresses
-# raise no event, and stay a known gap (README).
+# raise no event. What they write into a buffer of the call shows as an unseen write
+# (CallRecord.check_unseen), a tensor made over what they wrote is foreign memory
+# (CallMonitor.foreign); what they write into tensors made before the call stays a known
+# gap (README).
 RAW_MEMORY_EVENTS = frozenset(
     ("ctypes.cdata", "ctypes.cdata/buffer", "ctypes.string_at", "ctypes.wstring_at", "ctypes.call_function")
 )

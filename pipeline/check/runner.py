@@ -120,6 +120,7 @@ class Runner:
                 launch_kinds=sorted(rec.launch_kinds),
                 torch_ops=rec.torch_ops[:20],
                 host_views=rec.host_views[:10],
+                unseen_writes=rec.unseen_writes,
                 threads=rec.threads[:10],
                 redzone_damage=rec.redzone_damage() + self.monitor.input_redzone_damage(inputs),
                 output_problem=rec.output_problem(out),
