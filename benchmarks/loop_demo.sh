@@ -8,7 +8,8 @@
 #
 # It works on a copy (DEMO_DIR, default /tmp/loop-demo), so the project is left as it was.
 # The slowed start (x copied once more: 5 arrays' traffic instead of 3) is repro'd and
-# committed first, so the loop's FASTER/SLOWER verdicts compare against measured figures.
+# committed first, a measured version to start from; each try times it again beside the
+# patch (FASTER / SLOWER / SAME side by side) and quotes the committed figure.
 set -eu
 demo=${1:-/tmp/loop-demo}
 rm -rf "$demo" && cp -a . "$demo" && cd "$demo"
