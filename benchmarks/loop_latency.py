@@ -14,6 +14,7 @@ judge, and it says so. Run it on a committed, repro'd tree.
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import subprocess
 import sys
@@ -23,10 +24,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def timed(cmd: list[str]) -> tuple[float, int]:
+def timed(cmd: list[str]) -> tuple[float, int, str]:
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-    return time.perf_counter() - start, proc.returncode
+    return time.perf_counter() - start, proc.returncode, proc.stdout
+
+
+def steps_of(try_json: str) -> str:
+    """Where the try's time went, from its --json (compile and judge run side by side)."""
+    try:
+        steps = json.loads(try_json).get("step_seconds") or {}
+    except ValueError:
+        return "no JSON"
+    return ", ".join(f"{k} {v:.1f} s" for k, v in steps.items())
 
 
 def main(argv=None) -> int:
@@ -41,13 +51,19 @@ def main(argv=None) -> int:
     try:
         for n in range(args.repeat):
             kernel.write_text(original + f"\n# loop_latency edit {n} {time.time()}\n")
-            try_s, try_rc = timed([sys.executable, "-m", "pipeline", "try", args.op, str(kernel), "--json"])
-            repro_s, repro_rc = timed(
+            print(f"edit {n + 1}: kpipe try ...", flush=True)
+            try_s, try_rc, out = timed(
+                [sys.executable, "-m", "pipeline", "try", args.op, str(kernel), "--json"]
+            )
+            print(
+                f"edit {n + 1}: kpipe try {try_s:.1f} s (exit {try_rc}; {steps_of(out)}); dvc repro ...",
+                flush=True,
+            )
+            repro_s, repro_rc, _ = timed(
                 [sys.executable, "-m", "dvc", "repro", f"bench@{args.op}", f"profile@{args.op}"]
             )
             rows.append((try_s, repro_s))
-            print(f"edit {n + 1}: kpipe try {try_s:.1f} s (exit {try_rc}), dvc repro {repro_s:.1f} s (exit {repro_rc})",
-                  flush=True)  # fmt: skip
+            print(f"edit {n + 1}: dvc repro {repro_s:.1f} s (exit {repro_rc})", flush=True)
     finally:
         kernel.write_text(original)
         subprocess.run([sys.executable, "-m", "dvc", "repro", f"bench@{args.op}", f"profile@{args.op}"], cwd=ROOT,
