@@ -354,26 +354,3 @@ def test_writes_no_watch_saw_on_a_cpu():
         ctypes.memmove(out.data_ptr(), total.ctypes.data, total.nbytes)
         Launcher().run(out)
     assert on_gpu.unseen_writes == 0
-
-
-def test_torch_ops_no_python_mode_handled_are_seen_by_the_profiler_on_a_cpu():
-    """The watch is a Python dispatch mode, which torch._C._DisableTorchDispatch switches off;
-    torch's profiler still records the op. Ops the watch handled, and ops inside a launch,
-    are not the profiler's to report."""
-    from pipeline.check import monitor as mon
-
-    class Launcher:
-        def run(self, x):
-            return x * 3  # inside the launch: the interpreter's own torch
-
-    mon._wrap(Launcher, "run", "triton")
-    monitor = mon.CallMonitor("cpu")
-    x = torch.randn(8)
-    with mon.cpu_witness() as unseen, monitor.call() as rec:
-        out = torch.empty(8)
-        torch.mul(x, 2.0, out=out)  # the watch's: in rec.torch_ops already
-        with torch._C._DisableTorchDispatch():
-            hidden = x + 1
-        Launcher().run(hidden)
-    assert rec.torch_ops == ["aten::mul.out"]
-    assert unseen == ["aten::add (unseen by the watch: seen by the profiler)"]

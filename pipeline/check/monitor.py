@@ -13,9 +13,6 @@ unwritten_output rungs):
     sees), and Python threads started or running during the call.
   * on a CPU, a ctypes object made at a raw address is refused outright once the
     candidate has loaded: forbid_raw_memory.
-  * on a CPU, torch's profiler as a second witness of torch ops (cpu_witness): it records
-    every op at the dispatcher, so an op no Python dispatch mode handled (torch with its
-    dispatcher's modes switched off) is seen there.
   * every tensor the candidate allocates is filled with poison (NaN first) and followed by
     a red zone of canary bytes; after each launch its contents are kept, so an output
     changed after its last launch (by anything at all) shows.
@@ -216,38 +213,6 @@ class _Watch(TorchDispatchMode):
         if name not in HARMLESS:
             rec.torch_ops.append(str(func.name()) if hasattr(func, "name") else name)
         return func(*args, **kwargs)
-
-
-@contextlib.contextmanager
-def cpu_witness():
-    """(CPU) torch's profiler around a watched call (outside the watch's own mode): it records
-    every op at the dispatcher, whatever Python modes do. Yields a list, filled as the
-    profiler stops, of the ops at the top of the calling thread (not inside a launch) that
-    no Python dispatch mode handled and that compute: ops run where the watch could not see
-    them (torch._C._DisableTorchDispatch, say)."""
-    from torch.autograd.profiler import profile, record_function
-
-    hidden: list[str] = []
-    # the autograd profiler without Kineto: ~1 ms a call; Kineto's first start took ~4.8 s
-    with profile(use_kineto=False) as prof:
-        with record_function("kpipe::call"):  # marks the calling thread
-            pass
-        yield hidden
-    events = prof.function_events
-    mine = next((e.thread for e in events if e.name == "kpipe::call"), None)
-    hidden += [f"{name} (unseen by the watch: seen by the profiler)" for name in hidden_compute(events, mine)]
-
-
-def hidden_compute(events, thread) -> list[str]:
-    """Top-level aten ops of one thread that no Python dispatch mode handled (no
-    PythonDispatchMode event beneath them), other than allocation, views, constants, moves."""
-
-    def handled(e) -> bool:
-        return any(c.name == "PythonDispatchMode" or handled(c) for c in e.cpu_children)
-
-    allowed = HARMLESS | ALLOCATING | CONSTANT_ALLOCATING | LAYOUT
-    return [e.name for e in events if thread in (None, e.thread) and e.cpu_parent is None and e.name.startswith("aten::")
-            and e.name[6:] not in allowed and not handled(e)]  # fmt: skip
 
 
 def _written_by(func, args, kwargs) -> list:
@@ -461,9 +426,6 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
         if callable(kwargs.get("grid")):
             kwargs["grid"] = _outside_launch(monitor, kwargs["grid"])
         monitor.depth += 1
-        scope = contextlib.nullcontext()
-        if rec is not None and monitor.depth == 1 and rec.watch_writes:  # (inside: unwatched)
-            scope = torch.autograd.profiler.record_function("kpipe::launch")  # cpu_witness skips it
         if count and rec is not None and monitor.depth == 1 and rec.watch_writes:
             rec.check_unseen()  # what the launch may read holds what the watch last saw (inside: unwatched)
             if any(monitor.foreign(a) for a in (*args, *kwargs.values())):
@@ -471,8 +433,7 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
                     "host memory torch did not allocate (NumPy, a buffer), handed to a launch"
                 )
         try:
-            with scope:
-                return original(self_, *args, **kwargs)
+            return original(self_, *args, **kwargs)
         finally:
             if count and rec is not None and monitor.depth == 1:
                 rec.snapshot_allocations()  # still inside the launch: not the candidate's op

@@ -18,9 +18,8 @@ Requests and replies:
       new contents), the memoisation probe; "again": call on the previous call's input
       tensors as they are (same objects, untouched). "warm": N calls first, unwatched,
       outputs dropped (a kernel that changes after its first calls, as a benchmark makes).
-      "witness" (GPU): CUPTI's names of the kernels the call ran, in "gpu_kernels"; (CPU)
-      torch's profiler, whose ops no Python dispatch mode handled join "torch_ops".
-      "watch": False runs kernel() with no monitor at all; its output is judged all the same.
+      "witness" (GPU): CUPTI's names of the kernels the call ran, in "gpu_kernels". "watch": False runs kernel() with no monitor
+      at all; its output is judged all the same.
   {"cmd": "exit"}
 """
 
@@ -76,11 +75,7 @@ class Runner:
         }
 
     def call(self, msg: dict) -> dict:
-        from contextlib import nullcontext
-
         import torch
-
-        from pipeline.check.monitor import cpu_witness
 
         inputs = tuple(msg.get("inputs") or ())
         if msg.get("again"):
@@ -99,10 +94,8 @@ class Runner:
         profiler = _gpu_witness() if msg.get("witness") and self.device == "cuda" else None
         try:
             if watch:
-                witness = cpu_witness() if msg.get("witness") and self.device == "cpu" else nullcontext([])
-                with witness as unseen, self.monitor.call(msg.get("poison", float("nan"))) as rec:
+                with self.monitor.call(msg.get("poison", float("nan"))) as rec:
                     out = self.kernel(*inputs)
-                rec.torch_ops += unseen  # filled as the profiler stopped
             else:
                 rec, out = None, self.kernel(*inputs)
             if type(out) is not torch.Tensor:  # a subclass can change its contents later

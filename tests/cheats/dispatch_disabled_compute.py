@@ -6,9 +6,8 @@ import torch
 import triton
 import triton.language as tl
 
-# on a CPU torch's profiler sees the add no Python mode handled (and the scratch holds bytes
-# no launch or watched op wrote when the copy kernel starts); on a GPU CUPTI sees torch's own
-# add kernel.
+# on a CPU the scratch holds bytes no launch or watched op wrote when the copy kernel starts;
+# on a GPU CUPTI sees torch's own add kernel.
 OP, EXPECTED_RUNG = "vector_add", "real_kernel"
 
 
