@@ -163,6 +163,12 @@ class Rungs:
         self.progress_cases: list[str] = []
         self.isolation = ""  # what the runner could lock down (pipeline/check/runner.py)
         self.disturbed = ""  # why the check cannot stand, through no fault of the candidate
+        self.seconds: dict[str, float] = {}  # phase -> seconds (Rungs.clock)
+
+    def clock(self, phase: str, began: float) -> None:
+        """Add the seconds since `began` to a phase of the judge's work (the record's
+        phase_seconds: where edit-to-verdict time goes)."""
+        self.seconds[phase] = round(self.seconds.get(phase, 0.0) + time.perf_counter() - began, 2)
 
     def note(self, **event):
         """Progress, kept for the report if the runner dies or hangs."""
@@ -645,10 +651,12 @@ def check_candidate(op: str, path: str, device: str, root: str, secret: int,
 
 def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict, rungs: Rungs):
     """Load the candidate in the runner, then every case and probe. Returns its backend."""
+    began = time.perf_counter()
     loaded = runner.ask({"cmd": "load", "path": str(Path(path).resolve()), "device": device,
                          "root": str(Path(op.path).parents[1])})  # fmt: skip
     rungs.isolation = runner.isolation()  # what this process sees of the runner, not its word
     loaded = believed(loaded, Path(path))
+    rungs.clock("load", began)  # the runner's start (torch's import) and the candidate's import
     if not loaded["ok"]:
         package = DSL_PACKAGES.get(loaded.get("missing_module", ""))
         if package:  # the kernel may be fine; this machine lacks its DSL
@@ -688,34 +696,42 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
     # The probes first: each names a specific fault, and a fault found stops the run.
     small_shape = op.TEST_SHAPES[min(1, len(op.TEST_SHAPES) - 1)]
     small = [c for c in first if c.family == "test_shapes" and c.shape == small_shape]
-    probes = [lambda c=c: checker.check_unwritten(c) for c in largest[:1]]
+    # (phase, probe): the phase names where the judge's time goes (issue 15: edit to verdict)
+    probes = [("unwritten_output", lambda c=c: checker.check_unwritten(c)) for c in largest[:1]]
     if len(largest) >= 2:
-        probes.append(lambda: checker.probe_memoisation(largest[0], largest[1], secret))
-    probes += [lambda c=c: checker.probe_many_calls(Case("after_many_calls", c.dtype, c.shape, c.seed, c.make))
+        probes.append(("memoisation", lambda: checker.probe_memoisation(largest[0], largest[1], secret)))
+    probes += [("many_calls", lambda c=c: checker.probe_many_calls(Case("after_many_calls", c.dtype, c.shape,
+                                                                         c.seed, c.make)))
                for c in small[:1]]  # fmt: skip
-    probes += [lambda c=c: checker.check_unwritten(c) for c in odd[:1]]
+    probes += [("unwritten_output", lambda c=c: checker.check_unwritten(c)) for c in odd[:1]]
+    began = time.perf_counter()
     bare = [checker.start_unobserved(Case("unobserved_call", c.dtype, c.shape, c.seed, c.make), path)
             for c in largest[1:2]]  # fmt: skip
-    probes += [lambda c=c: checker.run_case(c) for c in runnable]
+    rungs.clock("unobserved_call", began)
+    probes += [(f"cases/{c.family}", lambda c=c: checker.run_case(c)) for c in runnable]
     if device == "cuda":
         # After the cases, alone. Started beside them (7a629d5), memcheck passed
         # tests/cheats/reads_past_end.py on the H200 (2026-12-03, fourth session's run),
         # which it had rejected in both runs that ran it after the cases; the cause is not
         # known, so it runs where it was seen to work.
-        probes += [lambda c=c: memory_safety(op, path, c, rungs) for c in odd[:1]]
+        probes += [("memory_safety", lambda c=c: memory_safety(op, path, c, rungs)) for c in odd[:1]]
     completed = False
     try:
-        for probe in probes:
+        for phase, probe in probes:
             if checker.cuda_broken:
                 break
             if rungs.decided(settings["max_failures"]):
                 rungs.stopped = f"stopped after {rungs.failed_cases} failing check(s)"
                 break
+            began = time.perf_counter()
             probe()
+            rungs.clock(phase, began)
         completed = not checker.cuda_broken and not rungs.decided(settings["max_failures"])
     finally:
+        began = time.perf_counter()
         for finish in bare:  # collected last, judged only if nothing has decided the verdict yet
             finish(judge=completed)
+        rungs.clock("unobserved_call", began)
     return loaded["backend"]
 
 
@@ -779,7 +795,8 @@ def verdict(rungs: Rungs, device: str, secret: int, start: float, backend: str |
     return {"status": "ok", "verdict": status, "correct": status == "accepted", "reason": reason,
             "backend": backend, "device": device, "secret_seed": secret,
             "interpreter": device == "cpu" and backend == "triton",
-            "seconds": round(time.perf_counter() - start, 2), "worst": worst, "needs_gpu": needs_gpu,
+            "seconds": round(time.perf_counter() - start, 2), "phase_seconds": rungs.seconds,
+            "worst": worst, "needs_gpu": needs_gpu,
             "unverified_dtypes": unverified_dtypes, "isolation": rungs.isolation, "rungs": table,
             "failures": rungs.failures}  # fmt: skip
 

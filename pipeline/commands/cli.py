@@ -85,6 +85,7 @@ def cmd_check(args) -> int:
                     "unverified_dtypes": res.get("unverified_dtypes", []),
                     "isolation": res.get("isolation", ""),
                     "seconds": res.get("seconds"),
+                    "phase_seconds": res.get("phase_seconds", {}),
                     "rungs": res["rungs"],
                 },
                 default=str,
@@ -101,6 +102,12 @@ def cmd_check(args) -> int:
             print(f"unverified here (no accuracy rung could run): {', '.join(res['unverified_dtypes'])}")
         if res.get("needs_gpu"):
             print(f"not run here: {not_run(res)}")
+        phases = sorted((res.get("phase_seconds") or {}).items(), key=lambda kv: -kv[1])
+        if res.get("seconds") is not None:
+            print(
+                f"took {res['seconds']:.1f} s"
+                + (": " + ", ".join(f"{k} {v:.1f} s" for k, v in phases) if phases else "")
+            )
     return {"accepted": EXIT_ACCEPTED, "rejected": EXIT_REJECTED}.get(verdict, EXIT_UNVERIFIED)
 
 

@@ -81,7 +81,8 @@ def judge_step(op: str, path: Path, root: Path, params: dict, say) -> dict:
                   "figures": first.get("figures")}  # fmt: skip
     return {"verdict": res["verdict"], "reason": res["reason"], "device": device, "secret_seed": secret,
             "failed": failed, "worst": res.get("worst") or {}, "unverified_dtypes": res.get("unverified_dtypes", []),
-            "not_run": res.get("needs_gpu", []), "isolation": res.get("isolation"), "seconds": res.get("seconds")}  # fmt: skip
+            "not_run": res.get("needs_gpu", []), "isolation": res.get("isolation"), "seconds": res.get("seconds"),
+            "phase_seconds": res.get("phase_seconds") or {}}  # fmt: skip
 
 
 def this_gpu() -> str | None:
@@ -407,6 +408,9 @@ def markdown(result: dict) -> str:
     steps = ", ".join(f"{k} {v:.1f} s" for k, v in (result.get("step_seconds") or {}).items())
     if "seconds" in result:
         lines.append(f"- took {result['seconds']:.1f} s" + (f" ({steps})" if steps else ""))
+    phases = sorted(((result.get("judge") or {}).get("phase_seconds") or {}).items(), key=lambda kv: -kv[1])
+    if phases:
+        lines.append("- the judge's time: " + ", ".join(f"{k} {v:.1f} s" for k, v in phases))
     return "\n".join(lines) + "\n"
 
 

@@ -97,6 +97,7 @@ def stage_record(res: dict) -> dict:
         "backend",
         "interpreter",
         "seconds",
+        "phase_seconds",  # where the judge's time went (CHANGELOG: sixth session)
         "worst",
         "needs_gpu",
         "unverified_dtypes",
