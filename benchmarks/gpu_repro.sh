@@ -4,6 +4,9 @@
 #
 #   bash benchmarks/gpu_repro.sh [TUNE_OP TUNE_IMPL [kpipe tune options]]
 #   RESUME=1 bash benchmarks/gpu_repro.sh ...     go on where an earlier, cut-off run stopped
+#   RESTORE=run.tgz bash benchmarks/gpu_repro.sh ...   the same on a fresh machine, from the
+#                                 last archive gpu_watch.sh brought back (the lent machine went
+#                                 back, and the run with it, when no call held it for 30 s)
 #
 # Run it from the copy's root, with dvc and friends on PATH/PYTHONPATH (DEVELOPERS.md:
 # "An offline GPU host"). It copies the tree to $RUN_DIR (default /root/run), makes it a
@@ -33,6 +36,7 @@
 # metrics then match the tree that was sent, so they can be committed on top of it.
 set -u
 src=$PWD
+restore=${RESTORE:+$(realpath "$RESTORE")}
 run=${RUN_DIR:-/root/run}
 echo $$ > "$run.pid"    # benchmarks/gpu_watch.sh stops waiting once this process is gone
 export PYTHONUNBUFFERED=1
@@ -53,6 +57,16 @@ else
   cd "$run" || exit 1
   git init -q && git add -A && git commit -qm "the tree as sent" ||
     { echo "gpu_repro: could not commit the tree as sent in $run"; exit 1; }
+  if [ -n "$restore" ]; then
+    # dvc.lock, metrics/, plots/ and logs/ (the steps' .done marks) of the run that was lost.
+    # What it committed in its own repository went with it: those steps run again. The
+    # stages it finished are kept by `dvc repro --allow-missing` (their DVC-cached dumps
+    # and reports did not come back; nothing else about them changed).
+    tar -C "$run" -xzf "$restore" || { echo "gpu_repro: cannot read $restore"; exit 1; }
+    rm -f logs/set-aside.done logs/commit.done logs/status.done logs/report-softmax.done \
+      logs/history.done logs/verify.done
+    echo "gpu_repro: restored from $restore: $(ls logs/*.done 2> /dev/null | wc -l) step(s) done before"
+  fi
 fi
 mkdir -p logs
 kpipe() { python -m pipeline.commands.cli "$@"; }
@@ -144,7 +158,7 @@ judge_lane() {
     kernels/softmax/triton.py --device cuda > logs/judge20-{}.log 2>&1; echo run {} exit \$?"'
 }
 export -f step gpu_only_cheats judge_lane
-[ -e logs/set-aside.done ] || first_tests &
+[ -e logs/set-aside.done ] || [ -e logs/first-tests.finished ] || first_tests &
 tests=$!
 setsid bash -c judge_lane &
 lane=$!
@@ -154,7 +168,7 @@ wait "$tests"
 kill -- -"$lane" 2> /dev/null && echo "== the judge lane stopped: what it did not finish runs after the commit"
 wait "$lane" 2> /dev/null
 TAIL=60 step set-aside set_aside
-TAIL=40 step repro dvc repro
+TAIL=40 step repro dvc repro ${restore:+--allow-missing}
 commit_run() { git add -A dvc.lock metrics plots && git commit -qm "dvc repro on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"; }
 step commit commit_run
 TAIL=40 step status kpipe status

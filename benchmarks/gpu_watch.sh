@@ -13,7 +13,7 @@ last=""
 pid=$(cat "$run.pid" 2> /dev/null)
 # a machine with no run on it (a fresh one: the lent machine went back while no call held it)
 # has nothing to wait for: say so at once instead of spending the call's time
-if [ -z "$pid" ] && [ ! -d "$run" ]; then echo "[$(date +%T)] NO RUN on this machine: $run does not exist"; exit 3; fi
+if [ -z "$pid" ] && [ ! -d "$run" ]; then echo "[$(date +%T)] NO RUN on this machine: $run does not exist (stage the wheels again and start gpu_repro.sh with RESTORE= the last run.tgz this script brought back)"; exit 3; fi
 # stops early when gpu_repro.sh has exited without finishing (it writes $run.pid first)
 while [ $SECONDS -lt "$end" ] && [ ! -e "$run/DONE" ] && { [ -z "$pid" ] || kill -0 "$pid" 2> /dev/null; }; do
   now=$(ls -t "$run"/logs/*.log 2>/dev/null | head -1)
