@@ -308,7 +308,8 @@ class Checker:
             why = f"host code saw the data through {', '.join(sorted(set(record['host_views'])))}"
         elif record.get("unseen_writes"):
             why = (
-                f"host code wrote into a buffer of the call outside any kernel launch or torch op "
+                f"host code wrote into a buffer a launch reads (made in the call, or kept from an earlier "
+                f"one) outside any kernel launch or torch op "
                 f"({record['unseen_writes']} time(s); on a CPU: through raw pointers, or torch with its "
                 "dispatcher bypassed)"
             )

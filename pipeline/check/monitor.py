@@ -20,6 +20,8 @@ unwritten_output rungs):
     must also hold what the watch last saw in it (its poison, a watched torch op's result,
     a launch's result) whenever a launch starts or a watched op writes it: a write no
     launch or watched op made (raw pointers, torch with its dispatcher bypassed) shows.
+    So must a buffer made before the call that an earlier call's launch was handed (a
+    scratch kept across calls): from its bytes at the call's start (CallMonitor.kept).
 This runs in the candidate's own process, so a candidate can patch it: it is one witness
 among several, and never the judge of correctness, which only ever looks at outputs.
 """
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import weakref
 from dataclasses import dataclass, field
 
 import torch
@@ -113,6 +116,29 @@ class Allocation:
 
 
 @dataclass
+class Kept:
+    """(CPU) A storage an earlier call's launch was handed, and so may be handed again: a
+    buffer made before the call (at import, or kept from an earlier call)."""
+
+    ref: weakref.ref  # the storage (torch keeps one Python object per live storage)
+    known: torch.Tensor  # its bytes at this call's start, or as a launch or watched op left them
+
+
+def _storage_bytes(storage) -> torch.Tensor:
+    return torch.empty(0, dtype=torch.uint8, device=storage.device).set_(storage)
+
+
+def _storages(values) -> list:
+    """The storages of the tensors among `values` (a triton.reinterpret'd one by its base)."""
+    found = []
+    for v in values:
+        t = v if isinstance(v, torch.Tensor) else getattr(v, "base", None)
+        if isinstance(t, torch.Tensor) and t.device.type == "cpu" and t.untyped_storage().nbytes():
+            found.append(t.untyped_storage())
+    return found
+
+
+@dataclass
 class CallRecord:
     launches: int = 0
     launch_kinds: set = field(default_factory=set)
@@ -185,12 +211,16 @@ class _Watch(TorchDispatchMode):
         if not rec.watch_writes:
             return self.route(func, args, kwargs, rec)
         # (CPU) what the op writes must hold what the watch saw before it, and is seen after
-        written = [a for a in rec.allocations if any(a.holds(t) for t in _written_by(func, args, kwargs))]
+        targets = _written_by(func, args, kwargs)
+        written = [a for a in rec.allocations if any(a.holds(t) for t in targets)]
         rec.check_unseen(written)
+        kept = [t for t in targets if t.untyped_storage().data_ptr() in self.monitor._kept]
+        self.monitor.check_kept(kept)
         try:
             return self.route(func, args, kwargs, rec)
         finally:
             rec.saw(written)
+            self.monitor.keep(kept)
 
     def route(self, func, args, kwargs, rec):
         namespace, name = getattr(func, "namespace", "aten"), func.overloadpacket.__name__
@@ -258,6 +288,7 @@ class CallMonitor:
         self.poison = float("nan")
         self._input_zones: dict[int, tuple] = {}
         self._input_storages: set[int] = set()  # the call's inputs as received (not torch's)
+        self._kept: dict[int, Kept] = {}  # (CPU) by storage address: buffers made before the call
         _patch_launchers()
         _patch_host_views()
         _patch_threads()
@@ -268,6 +299,8 @@ class CallMonitor:
         self.record, self.poison = CallRecord(watch_writes=self.device == "cpu"), poison
         _active = self
         running = [t for t in threading.enumerate() if t is not threading.current_thread()]
+        if self.record.watch_writes:
+            self.remember_kept()  # what the kept buffers hold now: unwatched calls may have changed them
         try:
             with _Watch(self):
                 yield self.record
@@ -303,6 +336,42 @@ class CallMonitor:
                 buffer, used = zone
                 damaged += int((buffer[used:] != CANARY).sum())
         return damaged
+
+    def remember_kept(self) -> None:
+        for key, k in list(self._kept.items()):
+            storage = k.ref()
+            if storage is None:
+                del self._kept[key]
+            else:
+                k.known = _storage_bytes(storage).clone()
+
+    def check_kept(self, values) -> None:
+        """(CPU) The buffers made before the call among `values` (a launch's arguments, what a
+        watched op writes) must hold what the watch last saw in them; a difference was written
+        by something no watch saw (host code through raw pointers, say). Counted once, then
+        taken as seen."""
+        for storage in _storages(values):
+            k = self._kept.get(storage.data_ptr())
+            if k is not None and k.ref() is storage and not torch.equal(_storage_bytes(storage), k.known):
+                self.record.unseen_writes += 1
+                k.known = _storage_bytes(storage).clone()
+
+    def keep(self, values) -> None:
+        """(CPU) After a launch or a watched op: what its buffers hold now is seen. Every buffer
+        a launch is handed but the call's inputs is kept, for the calls to come."""
+        for storage in _storages(values):
+            key = storage.data_ptr()
+            if key in self._input_storages:
+                continue
+            k = self._kept.get(key)
+            if k is None or k.ref() is not storage:
+
+                def gone(ref, key=key):  # the storage died: forget it, unless its address was reused
+                    if self._kept.get(key) is not None and self._kept[key].ref is ref:
+                        del self._kept[key]
+
+                self._kept[key] = k = Kept(ref=weakref.ref(storage, gone), known=None)
+            k.known = _storage_bytes(storage).clone()
 
     def foreign(self, arg) -> bool:
         """(CPU) Memory a launch is handed that torch did not allocate and that is not one of
@@ -428,6 +497,7 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
         monitor.depth += 1
         if count and rec is not None and monitor.depth == 1 and rec.watch_writes:
             rec.check_unseen()  # what the launch may read holds what the watch last saw (inside: unwatched)
+            monitor.check_kept((*args, *kwargs.values()))
             if any(monitor.foreign(a) for a in (*args, *kwargs.values())):
                 rec.host_views.append(
                     "host memory torch did not allocate (NumPy, a buffer), handed to a launch"
@@ -437,6 +507,8 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
         finally:
             if count and rec is not None and monitor.depth == 1:
                 rec.snapshot_allocations()  # still inside the launch: not the candidate's op
+                if rec.watch_writes:
+                    monitor.keep((*args, *kwargs.values()))
             monitor.depth -= 1
 
     launch._kpipe_wrapped = True
