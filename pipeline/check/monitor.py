@@ -29,6 +29,10 @@ among several, and never the judge of correctness, which only ever looks at outp
 from __future__ import annotations
 
 import contextlib
+import functools
+import importlib.util
+import os
+import sys
 import threading
 import weakref
 from dataclasses import dataclass, field
@@ -95,7 +99,8 @@ CONSTANT_ALLOCATING = {"zeros", "zeros_like", "full", "full_like", "new_zeros", 
 LAYOUT = {"clone", "copy_", "contiguous"}
 REDZONE_BYTES = 64 * 1024  # past the largest tail a 4096-wide fp32 block could overrun
 CANARY = 0xA5
-# Modules whose threads may run during a call (a DSL's own compile workers).
+# Packages whose threads may run during a call (a DSL's own compile workers), told by the
+# file that started the thread.
 THREAD_OWNERS = ("torch", "triton", "cutlass", "tilelang", "tvm", "pipeline")
 
 
@@ -298,14 +303,15 @@ class CallMonitor:
         global _active
         self.record, self.poison = CallRecord(watch_writes=self.device == "cpu"), poison
         _active = self
-        running = [t for t in threading.enumerate() if t is not threading.current_thread()]
+        # a thread the candidate left running (started at import, or by an earlier call) may
+        # work beside this call: recorded whether or not it is still there at the end
+        self.record.threads += _unallowed_running()
         if self.record.watch_writes:
             self.remember_kept()  # what the kept buffers hold now: unwatched calls may have changed them
         try:
             with _Watch(self):
                 yield self.record
         finally:
-            self.record.threads += [_describe(t) for t in running if t.is_alive() and not _allowed(t)]
             self.record, _active = None, None
 
     def padded(self, inputs: tuple) -> tuple:
@@ -584,37 +590,98 @@ def forbid_raw_memory() -> None:
                 "invisible to the watch)"
             )
 
-    import sys
-
     sys.addaudithook(refuse)
+
+
+# Threads are told apart by where they were started, never by what they say of themselves (a
+# target's __module__ is the candidate's to write: 2026-12-04, a thread whose target claimed
+# "torch" added into the output during a launch and was accepted).
+_started_by: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Thread -> starter's file
+_raw_running: dict[int, str] = {}  # ident -> starter's file, for threads made by _thread itself
+_before_candidate: set[int] = set()  # threads alive when the watch was installed
+_MACHINERY = ("threading.py", "_threading_local.py", "/concurrent/futures/", "/multiprocessing/")
 
 
 def _patch_threads():
     """Threads started during a call are recorded (a watch is per thread; work in another
-    thread would be invisible to it)."""
+    thread would be invisible to it), and so are threads a candidate left running."""
     original = threading.Thread.start
     if getattr(original, "_kpipe_wrapped", False):
         return
+    _before_candidate.update(t.ident for t in threading.enumerate())
 
     def start(self_, *args, **kwargs):
-        monitor = _active
-        if monitor is not None and monitor.record is not None and not _allowed(self_):
-            monitor.record.threads.append(_describe(self_))
+        _started_by[self_] = _starter()
+        if _active is not None and _active.record is not None and not _allowed(self_):
+            _active.record.threads.append(_describe(self_))
         return original(self_, *args, **kwargs)
 
     start._kpipe_wrapped = True
     threading.Thread.start = start
+    import _thread
+
+    for name in ("start_new_thread", "start_new", "start_joinable_thread"):
+        if hasattr(_thread, name):  # threading keeps its own reference: these are direct callers
+            setattr(_thread, name, _raw_starter(getattr(_thread, name)))
 
 
-def _owner(t: threading.Thread) -> str:
-    target = getattr(t, "_target", None) or getattr(type(t), "run", None)
-    return getattr(target, "__module__", "") or ""
+def _raw_starter(original):
+    def start_new(function, *args, **kwargs):
+        starter = _starter()
+        if _active is not None and _active.record is not None and not _allowed_file(starter):
+            _active.record.threads.append(f"a raw thread (started in {starter})")
+
+        def run(*a, **k):
+            _raw_running[threading.get_ident()] = starter
+            try:
+                return function(*a, **k)
+            finally:
+                _raw_running.pop(threading.get_ident(), None)
+
+        return original(run, *args, **kwargs)
+
+    return start_new
+
+
+def _starter() -> str:
+    """The file that asked for a thread: the first caller outside the thread machinery (a
+    candidate's ThreadPoolExecutor is the candidate's)."""
+    frame = sys._getframe(2)
+    while frame is not None and any(m in frame.f_code.co_filename for m in _MACHINERY):
+        frame = frame.f_back
+    return frame.f_code.co_filename if frame is not None else ""
+
+
+@functools.cache
+def _owner_folders() -> tuple:
+    folders = []
+    for name in THREAD_OWNERS:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        for folder in (spec.submodule_search_locations or []) if spec else []:
+            folders.append(os.path.join(os.path.realpath(folder), ""))
+    return tuple(folders)
+
+
+def _allowed_file(path: str) -> bool:
+    return bool(path) and os.path.realpath(path).startswith(_owner_folders())
 
 
 def _allowed(t: threading.Thread) -> bool:
-    owner = _owner(t)
-    return owner.split(".")[0] in THREAD_OWNERS
+    if t.ident is not None and t.ident in _before_candidate and t not in _started_by:
+        return True  # the judge's own, or the libraries' before the candidate loaded
+    return _allowed_file(_started_by.get(t, ""))
+
+
+def _unallowed_running() -> list[str]:
+    found = [_describe(t) for t in threading.enumerate() if t is not threading.current_thread()
+             and t.is_alive() and not _allowed(t)]  # fmt: skip
+    return found + [
+        f"a raw thread (started in {f})" for f in list(_raw_running.values()) if not _allowed_file(f)
+    ]
 
 
 def _describe(t: threading.Thread) -> str:
-    return f"{t.name} ({_owner(t) or type(t).__name__})"
+    return f"{t.name} (started in {_started_by.get(t) or 'an unwatched place'})"

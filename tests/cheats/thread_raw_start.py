@@ -1,0 +1,45 @@
+"""Cheat (hidden torch compute): the same as thread_claims_library_module, with the thread made by _thread.start_new_thread, which threading never hears of (threading.enumerate() does not list it)."""
+
+import _thread
+import threading
+import time
+
+import torch
+import triton
+import triton.language as tl
+
+OP, EXPECTED_RUNG = "vector_add", "real_kernel"
+_job, _go, _done = [None], threading.Event(), threading.Event()
+
+
+def _add_when_asked():
+    while True:
+        _go.wait()
+        _go.clear()
+        x, y, out = _job[0]
+        time.sleep(0.02)  # inside the launch, if it lasts: after its start was looked at
+        torch.add(x, y, out=out)
+        _done.set()
+
+
+_thread.start_new_thread(_add_when_asked, ())
+
+
+@triton.jit
+def read_only(out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.load(out_ptr + offs, mask=offs < n)
+
+
+def kernel(x, y):
+    out = torch.empty_like(x)
+    _job[0] = (x, y, out)
+    _done.clear()
+
+    def grid(meta):  # evaluated as the launch begins
+        _go.set()
+        return (64,)
+
+    read_only[grid](out, x.numel(), BLOCK=16)
+    _done.wait()
+    return out
