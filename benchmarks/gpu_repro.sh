@@ -7,6 +7,11 @@
 #   RESTORE=run.tgz bash benchmarks/gpu_repro.sh ...   the same on a fresh machine, from the
 #                                 last archive gpu_watch.sh brought back (the lent machine went
 #                                 back, and the run with it, when no call held it for 30 s)
+#   NO_REPRO=1 bash benchmarks/gpu_repro.sh     when the tree sent already carries GPU evidence
+#                                 for its code (`kpipe verify --strict HEAD` ok): no stages, the
+#                                 lease goes to the judge and the loop (steps 4 and 5, the judge
+#                                 first). A `dvc repro` with its first steps takes ~20 minutes of
+#                                 a 30-minute lease (2026-12-04), leaving none for them.
 #
 # Run it from the copy's root, with dvc and friends on PATH/PYTHONPATH (DEVELOPERS.md:
 # "An offline GPU host"). It copies the tree to $RUN_DIR (default /root/run), makes it a
@@ -158,6 +163,19 @@ judge_lane() {
     kernels/softmax/triton.py --device cuda > logs/judge20-{}.log 2>&1; echo run {} exit \$?"'
 }
 export -f step gpu_only_cheats judge_lane
+if [ -n "${NO_REPRO:-}" ]; then
+  touch logs/first-tests.finished   # no test stages to wait for: the lane starts at once
+  gpu_only_cheats
+  judge_lane
+  TAIL=12 step gpu-tests python -m pytest -q -m gpu -rs -p no:cacheprovider --ignore tests/test_cheats_gpu.py
+  TAIL=40 step loop-demo bash benchmarks/loop_demo.sh /tmp/loop-demo
+  TAIL=12 step loop-latency bash -c 'rm -rf /tmp/loop-latency && cp -a . /tmp/loop-latency &&
+    cd /tmp/loop-latency && PYTHONPATH=$PWD python benchmarks/loop_latency.py --op softmax --impl triton'
+  TAIL=60 step judge-probe env NO_STAGES=1 bash benchmarks/gpu_judge_probe.sh logs/judge softmax
+  tar czf results.tgz logs && touch DONE
+  echo "== results: $run/results.tgz ($(du -h results.tgz | cut -f1))"
+  exit 0
+fi
 [ -e logs/set-aside.done ] || [ -e logs/first-tests.finished ] || first_tests &
 tests=$!
 setsid bash -c judge_lane &
