@@ -80,3 +80,35 @@ def test_the_loop_says_where_a_try_spent_its_time():
     entry = {"try_seconds": 47.94, "step_seconds": {"compile": 9.1, "judge": 30.2, "bench": 8.4}}
     assert try_time(entry) == " [the try took 47.9 s: judge 30.2 s, compile 9.1 s, bench 8.4 s]"
     assert try_time({"try_seconds": None}) == ""
+
+
+def test_a_try_that_did_not_compile_stops_its_judge(monkeypatch, tmp_path):
+    """The judge runs beside the compile; once the compile fails its verdict is thrown away,
+    so its processes are killed instead of waited for."""
+    import shutil
+    import signal
+    import subprocess
+    from pathlib import Path
+
+    from pipeline.commands import trial
+
+    judge_procs = []
+
+    def judge_step(*args):  # a judge's child: a session of its own, busy for a minute
+        judge_procs.append(subprocess.Popen(["sleep", "60"], start_new_session=True))
+        judge_procs[0].wait()
+        return {"verdict": "rejected", "reason": "killed"}
+
+    def compile_step(*args):
+        while not judge_procs:  # the judge's child has started
+            pass
+        return {"status": "error", "message": {"head": "SyntaxError: expected ':'", "tail": "", "cut": 0}}
+
+    monkeypatch.setattr(trial, "judge_step", judge_step)
+    monkeypatch.setattr(trial, "compile_step", compile_step)
+    here = Path(__file__).resolve().parents[1]
+    shutil.copy(here / "params.yaml", tmp_path)  # the try writes its result under .kpipe/
+    shutil.copytree(here / "references", tmp_path / "references")
+    result = trial.run_try("vector_add", tmp_path / "triton.py", tmp_path, say=lambda *a: None)
+    assert result["compiled"] is False and result["reason"].startswith("did not compile")
+    assert judge_procs[0].returncode == -signal.SIGKILL

@@ -16,8 +16,11 @@ error, 4 unverified (no rung could run here).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import random
+import signal
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -42,6 +45,23 @@ def clip(text: str, keep: int = HEAD_TAIL) -> dict:
     if len(text) <= 2 * keep:
         return {"head": text, "tail": "", "cut": 0}
     return {"head": text[:keep], "tail": text[-keep:], "cut": len(text) - 2 * keep}
+
+
+def child_pids() -> set[int]:
+    """This process's children (Linux; elsewhere none are found)."""
+    pids: set[int] = set()
+    with contextlib.suppress(OSError):
+        for task in Path("/proc/self/task").iterdir():
+            pids.update(int(p) for p in (task / "children").read_text().split())
+    return pids
+
+
+def stop_children(keep: set[int]) -> None:
+    """Kill the children started since `keep` was taken, each with its session (the judge's
+    child leads one of its own, which its runner shares)."""
+    for pid in child_pids() - keep:
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)
 
 
 # ----------------------------------------------------------------------------- the steps
@@ -334,11 +354,16 @@ def run_try(op: str, path: Path, root: Path, profile: bool = False, say=print) -
 
     # The compile and the judge run side by side (each in child processes of its own): the
     # compile's ~30 s at every shape and dtype on a GPU no longer comes before the judge's.
-    # A verdict on a file that did not compile is thrown away: "did not compile" is the answer.
+    # A verdict on a file that did not compile is thrown away, so the judge is stopped there
+    # rather than waited for (on the H200 a judge of a file with a syntax error took 16.8 s,
+    # its compile 4.7 s: 2026-12-04).
+    children_before = child_pids()
     with ThreadPoolExecutor(max_workers=2) as pool:
         judging = pool.submit(timed, "judge", judge_step, op, path, root, params, say)
         result["compile"] = timed("compile", compile_step, op, path, root, params, say)
         result["compiled"] = result["compile"]["status"] == "ok"
+        if not result["compiled"]:
+            stop_children(children_before)
         judge_error = judging.exception()
     if result["compiled"]:
         if judge_error:
