@@ -48,12 +48,10 @@ def clip(text: str, keep: int = HEAD_TAIL) -> dict:
 
 
 def child_pids() -> set[int]:
-    """This process's children (Linux; elsewhere none are found)."""
-    pids: set[int] = set()
-    with contextlib.suppress(OSError):
-        for task in Path("/proc/self/task").iterdir():
-            pids.update(int(p) for p in (task / "children").read_text().split())
-    return pids
+    """This process's children (the sandbox's own listing; Linux, elsewhere none)."""
+    from pipeline.core.sandbox import _children
+
+    return set(_children(os.getpid()))
 
 
 def stop_children(keep: set[int]) -> None:
