@@ -6,6 +6,8 @@
 #   bash benchmarks/gpu_judge_probe.sh [OUT_DIR] [OP]      (from the repository root)
 #
 # Logs go to OUT_DIR (default ./gpu-probe): checks.log holds one line per kernel checked.
+# SHIPPED, FIXTURES and CHEATS name the files of each set (globs); set one empty to skip it
+# (gpu_repro.sh's NO_REPRO run judges the correct fixtures and the cheats through pytest).
 set -u
 out=${1:-gpu-probe}; op=${2:-softmax}
 mkdir -p "$out"
@@ -25,10 +27,11 @@ except Exception as exc:
 PY
 }
 export -f check; export out
-for f in kernels/*/triton.py; do check "$f" "$(basename "$(dirname "$f")")" accepted & done; wait
-for f in tests/fixtures/correct/*.py tests/fixtures/peers/*.py; do
+for f in ${SHIPPED-kernels/*/triton.py}; do check "$f" "$(basename "$(dirname "$f")")" accepted & done; wait
+for f in ${FIXTURES-tests/fixtures/correct/*.py tests/fixtures/peers/*.py}; do
   check "$f" "$(grep -oP '^OP = "\K\w+' "$f")" accepted & done; wait
-ls ${CHEATS:-tests/cheats/*.py} | xargs -P 6 -I{} bash -c 'f={}; check "$f" "$(grep -oP "^OP, EXPECTED_RUNG = \"\K\w+" "$f")" "$(grep -oP "^OP, EXPECTED_RUNG = \"\w+\", \"\K[\w/|]+" "$f")"'
+cheats=${CHEATS-tests/cheats/*.py}
+[ -z "$cheats" ] || ls $cheats | xargs -P 6 -I{} bash -c 'f={}; check "$f" "$(grep -oP "^OP, EXPECTED_RUNG = \"\K\w+" "$f")" "$(grep -oP "^OP, EXPECTED_RUNG = \"\w+\", \"\K[\w/|]+" "$f")"'
 [ -n "${NO_STAGES:-}" ] && { cat "$out/checks.log"; exit 0; }
 mkdir -p metrics
 for stage in "ceilings" "test $op" "bench $op"; do

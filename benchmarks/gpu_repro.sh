@@ -9,9 +9,11 @@
 #                                 back, and the run with it, when no call held it for 30 s)
 #   NO_REPRO=1 bash benchmarks/gpu_repro.sh     when the tree sent already carries GPU evidence
 #                                 for its code (`kpipe verify --strict HEAD` ok): no stages, the
-#                                 lease goes to the judge and the loop (steps 4 and 5, the judge
-#                                 first). A `dvc repro` with its first steps takes ~20 minutes of
-#                                 a 30-minute lease (2026-12-04), leaving none for them.
+#                                 lease goes to the judge (every cheat, the correct fixtures, the
+#                                 wrapped peers, 20 checks of a softmax), the timing cheats
+#                                 through the bench, then the loop and its latency. A `dvc
+#                                 repro` with its first steps takes ~20 minutes of a 30-minute
+#                                 lease (2026-12-04), leaving none for them.
 #
 # Run it from the copy's root, with dvc and friends on PATH/PYTHONPATH (DEVELOPERS.md:
 # "An offline GPU host"). It copies the tree to $RUN_DIR (default /root/run), makes it a
@@ -159,19 +161,31 @@ judge_lane() {
       tests/test_check.py -k "cheat"
   } &
   wait
+  judge20
+}
+judge20() {
   TAIL=25 step judge20 bash -c 'seq 20 | xargs -P 6 -I{} sh -c "python -m pipeline check softmax \
     kernels/softmax/triton.py --device cuda > logs/judge20-{}.log 2>&1; echo run {} exit \$?"'
 }
-export -f step gpu_only_cheats judge_lane
+export -f step gpu_only_cheats judge_lane judge20
 if [ -n "${NO_REPRO:-}" ]; then
-  touch logs/first-tests.finished   # no test stages to wait for: the lane starts at once
-  gpu_only_cheats
-  judge_lane
+  # Six judges at a time (ten side by side ran out of GPU memory on 2026-12-03), most wanted
+  # first: every cheat, then the correct fixtures and the wrapped peers, then a correct softmax
+  # 20 times; then what is timed, alone: the timing cheats through the bench, the loop.
+  gpu_only_cheats &
+  KPIPE_TEST_JUDGES=4 TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs \
+    tests/test_check.py -k "cheat" &
+  wait
+  TAIL=30 step correct-gpu python -m pytest -q -n 2 --dist load -p no:cacheprovider -rs \
+    tests/test_check.py -k "correct" &
+  TAIL=12 step peers env NO_STAGES=1 SHIPPED= CHEATS= FIXTURES="tests/fixtures/peers/*.py" \
+    bash benchmarks/gpu_judge_probe.sh logs/peers &
+  wait
+  judge20
   TAIL=12 step gpu-tests python -m pytest -q -m gpu -rs -p no:cacheprovider --ignore tests/test_cheats_gpu.py
   TAIL=40 step loop-demo bash benchmarks/loop_demo.sh /tmp/loop-demo
   TAIL=12 step loop-latency bash -c 'rm -rf /tmp/loop-latency && cp -a . /tmp/loop-latency &&
     cd /tmp/loop-latency && PYTHONPATH=$PWD python benchmarks/loop_latency.py --op softmax --impl triton'
-  TAIL=60 step judge-probe env NO_STAGES=1 bash benchmarks/gpu_judge_probe.sh logs/judge softmax
   tar czf results.tgz logs && touch DONE
   echo "== results: $run/results.tgz ($(du -h results.tgz | cut -f1))"
   exit 0
