@@ -185,7 +185,7 @@ if [ -n "${NO_REPRO:-}" ]; then
   TAIL=12 step gpu-tests python -m pytest -q -m gpu -rs -p no:cacheprovider --ignore tests/test_cheats_gpu.py
   TAIL=40 step loop-demo bash benchmarks/loop_demo.sh /tmp/loop-demo
   TAIL=12 step loop-latency bash -c 'rm -rf /tmp/loop-latency && cp -a . /tmp/loop-latency &&
-    cd /tmp/loop-latency && PYTHONPATH=$PWD python benchmarks/loop_latency.py --op softmax --impl triton'
+    cd /tmp/loop-latency && PYTHONPATH=$PWD:$PYTHONPATH python benchmarks/loop_latency.py --op softmax --impl triton'
   tar czf results.tgz logs && touch DONE
   echo "== results: $run/results.tgz ($(du -h results.tgz | cut -f1))"
   exit 0
@@ -219,7 +219,7 @@ judge_lane
 if [ -z "${SKIP_TIMING_BENCHMARKS:-}" ]; then
   # in a copy: it edits the kernel and re-times it, and the run's tree stays the committed one
   TAIL=12 step loop-latency bash -c 'rm -rf /tmp/loop-latency && cp -a . /tmp/loop-latency &&
-    cd /tmp/loop-latency && PYTHONPATH=$PWD python benchmarks/loop_latency.py --op softmax --impl triton'
+    cd /tmp/loop-latency && PYTHONPATH=$PWD:$PYTHONPATH python benchmarks/loop_latency.py --op softmax --impl triton'
   TAIL=12 step fidelity-softmax python benchmarks/rounds_fidelity.py --op softmax --quick --out logs/fidelity-softmax.json
 fi
 TAIL=12 step gpu-tests python -m pytest -q -m gpu -rs -p no:cacheprovider --ignore tests/test_cheats_gpu.py

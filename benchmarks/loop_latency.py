@@ -25,9 +25,17 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def timed(cmd: list[str]) -> tuple[float, int, str]:
+    """Seconds, exit code and stdout of `cmd`; a failure's stderr tail is printed, so a figure
+    is never read without the reason it may be wrong (on 2026-12-04 both failed on the H200,
+    dvc in 0.1 s, most likely as the step's PYTHONPATH had dropped the wheelhouse, and
+    nothing said why)."""
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
-    return time.perf_counter() - start, proc.returncode, proc.stdout
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        tail = "\n    ".join(proc.stderr.strip().splitlines()[-6:])
+        print(f"  {' '.join(cmd[1:4])}: exit {proc.returncode}, stderr ends:\n    {tail}", flush=True)
+    return seconds, proc.returncode, proc.stdout
 
 
 def steps_of(try_json: str) -> str:
