@@ -179,9 +179,24 @@ def test_a_cute_candidate_on_a_cpu_is_unverified_with_exit_4():
 
 
 CORRECT = sorted((REPO / "tests" / "fixtures" / "correct").glob("*.py"))
+# Correct kernels the judge still rejects on a GPU, each a gap the README lists: strict, so
+# the fix of the judge turns them into failures to remove from here.
+GPU_FALSE_REJECTIONS = {
+    "kept_workspace_vector_add": "its import-time host table is copied to the GPU each call "
+    "(aten::_to_copy), and the watch counts every copy between devices (H200, 2026-12-04)",
+}
 
 
-@pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.stem)
+def _on_a_gpu_rejected(path: Path):
+    import torch
+
+    why = GPU_FALSE_REJECTIONS.get(path.stem)
+    return pytest.param(
+        path, marks=pytest.mark.xfail(bool(why) and torch.cuda.is_available(), reason=why or "", strict=True)
+    )
+
+
+@pytest.mark.parametrize("path", [_on_a_gpu_rejected(p) for p in CORRECT], ids=lambda p: p.stem)
 def test_correct_kernels_are_never_rejected(path):
     """A custom_op wrapper, an autotuned kernel, a column-major output, a split-K workspace:
     accepted, or (autotune in the CPU interpreter) unverified, never rejected."""
