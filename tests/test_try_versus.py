@@ -80,6 +80,10 @@ def test_the_loop_says_where_a_try_spent_its_time():
     entry = {"try_seconds": 47.94, "step_seconds": {"compile": 9.1, "judge": 30.2, "bench": 8.4}}
     assert try_time(entry) == " [the try took 47.9 s: judge 30.2 s, compile 9.1 s, bench 8.4 s]"
     assert try_time({"try_seconds": None}) == ""
+    entry["timing"] = {"step_seconds": {"plan": 1.2, "edit": 3.5, "committed": 3.7}}
+    assert try_time(entry) == (
+        " [the try took 47.9 s: judge 30.2 s, compile 9.1 s, bench 8.4 s (plan 1.2, edit 3.5, committed 3.7)]"
+    )
 
 
 def test_a_try_that_did_not_compile_stops_its_judge(monkeypatch, tmp_path):
@@ -112,3 +116,52 @@ def test_a_try_that_did_not_compile_stops_its_judge(monkeypatch, tmp_path):
     result = trial.run_try("vector_add", tmp_path / "triton.py", tmp_path, say=lambda *a: None)
     assert result["compiled"] is False and result["reason"].startswith("did not compile")
     assert judge_procs[0].returncode == -signal.SIGKILL
+
+
+def test_the_bench_step_times_the_edit_and_the_committed_file_and_says_where_its_time_went(
+    tmp_path, monkeypatch
+):
+    """bench_step with the GPU's children stood in for: the edit, then the committed file with
+    the same plan and seed, then torch eager (no baseline measured on this GPU yet); its
+    step_seconds name each part (on the H200 the step took 24-34 s for two ~4 s timings)."""
+    import shutil
+
+    import torch
+
+    import pipeline.core.sandbox
+    import pipeline.stages.bench
+    from pipeline.commands import trial
+    from tests.conftest import REPO
+
+    root, kernel, sha = project(tmp_path)
+    shutil.copytree(REPO / "references", root / "references")
+    kernel.write_text('"""Second version."""\n')
+    calls = []
+
+    def time_child(
+        hello, cache, op, shapes, dtype, seed, cfg, ceilings, target, fixed, timeout, label, plans
+    ):
+        calls.append((label, seed, plans))
+        us = 2000.0 if "baseline" in hello else (900.0 if hello["path"] == str(kernel) else 1600.0)
+        rec = {"status": "ok", "median_us": us, "iqr_us": 9.0, "fraction": 0.5}
+        return {"shapes": {pipeline.stages.bench.shape_label(shapes[0]): rec}}
+
+    monkeypatch.setattr(pipeline.core.sandbox, "trusted_parent", lambda: None)
+    monkeypatch.setattr(pipeline.stages.bench, "round_plans", lambda *a: (1.0, {"plan": 1}))
+    monkeypatch.setattr(pipeline.stages.bench, "time_child", time_child)
+    monkeypatch.setattr(trial, "ceilings_here", lambda *a: {})
+    params = {"bench": {"per_op": {"vector_add": {"dtype": "float32"}}}}
+    out = trial.bench_step("vector_add", kernel, root, params, "NVIDIA H200", lambda *a: None)
+    assert out["status"] == "ok" and out["dtype"] == str(torch.float32).removeprefix("torch.")
+    assert [c[0] for c in calls] == ["triton", f"triton@{sha}", "baseline torch_eager"]
+    assert len({c[1] for c in calls}) == 1 and all(c[2] == {"plan": 1} for c in calls)  # one plan, one seed
+    assert out["committed_now"] == {
+        "commit": sha,
+        "status": "ok",
+        "reason": None,
+        "median_us": 1600.0,
+        "iqr_us": 9.0,
+    }
+    assert out["vs_baselines"]["torch_eager"]["speedup"] == 2000.0 / 900.0
+    assert list(out["step_seconds"]) == ["plan", "edit", "committed", "baseline"]
+    assert all(v >= 0 for v in out["step_seconds"].values())

@@ -168,6 +168,15 @@ def bench_step(op_name: str, path: Path, root: Path, params: dict, gpu: str, say
     from pipeline.stages.bench import round_plans, shape_label, time_child
 
     trusted_parent()
+    # Where the bench step's time goes (on the H200 24-34 s for two timings that take ~4 s
+    # each once set up, 2026-12-04-b): the ceilings and the plan, each child, the baseline.
+    parts, began = {}, time.perf_counter()
+
+    def lap(name):
+        nonlocal began
+        parts[name] = round(time.perf_counter() - began, 2)
+        began = time.perf_counter()
+
     op = load_op(op_name, root)
     sec = section(params, "bench", op_name)
     dtype = getattr(torch, sec.get("dtype", "bfloat16"))
@@ -177,10 +186,12 @@ def bench_step(op_name: str, path: Path, root: Path, params: dict, gpu: str, say
     label, cfg, seed = shape_label(shape), RoundsConfig.from_params(sec), random.randrange(2**31)
     say(f"try {op_name}/{path.stem}: timing at {label} from outside its process ...")
     fixed, plans = round_plans(op_name, root, op, [shape], dtype, cfg, ceilings, 600)
+    lap("plan")
     rec = time_child({"path": str(path)}, candidate_cache(path, "cuda"), op, [shape], dtype, seed, cfg, ceilings,
                      target, fixed, float(sec.get("timeout_s", 1800)), path.stem, plans)["shapes"][label]  # fmt: skip
+    lap("edit")
     if rec.get("status") != "ok":
-        return {"status": "failed", "reason": rec.get("reason"), "shape": label}
+        return {"status": "failed", "reason": rec.get("reason"), "shape": label, "step_seconds": parts}
     # The same kernel read 1571.8 us in the bench stage and 1667.1 us in a try minutes later
     # on the H200 (2026-12-03-e, vector_add at 2^28): SLOWER +6.1% for an unchanged kernel.
     copy, where = committed_copy(root, op_name, path.stem)
@@ -191,6 +202,7 @@ def bench_step(op_name: str, path: Path, root: Path, params: dict, gpu: str, say
         side = time_child({"path": str(copy)}, candidate_cache(copy, "cuda"), op, [shape], dtype, seed, cfg, ceilings,
                           target, fixed, float(sec.get("timeout_s", 1800)), f"{path.stem}@{where}", plans)["shapes"][label]  # fmt: skip
         side = {"commit": where, **{k: side.get(k) for k in ("status", "reason", "median_us", "iqr_us")}}
+        lap("committed")
     else:
         side = {"status": "none", "why": where}
     committed = read_metrics(root, "bench", op_name)
@@ -211,11 +223,12 @@ def bench_step(op_name: str, path: Path, root: Path, params: dict, gpu: str, say
                 "median_us": b["median_us"],
                 "speedup": b["median_us"] / rec["median_us"],
             }
+        lap("baseline")
     keep = ("median_us", "iqr_us", "samples", "calls_per_sample", "checked_outputs", "fraction", "bound", "gbps",
             "tflops", "suspicious", "at_roofline", "clocks")  # fmt: skip
     out = {"status": "ok", "shape": label, "dtype": str(dtype).removeprefix("torch."), "gpu": gpu,
            **{k: rec.get(k) for k in keep}, "target": target, "gap_to_target": target - rec["fraction"],
-           "vs_baselines": baselines, "committed_now": side}  # fmt: skip
+           "vs_baselines": baselines, "committed_now": side, "step_seconds": parts}  # fmt: skip
     return out
 
 
@@ -431,6 +444,9 @@ def markdown(result: dict) -> str:
     steps = ", ".join(f"{k} {v:.1f} s" for k, v in (result.get("step_seconds") or {}).items())
     if "seconds" in result:
         lines.append(f"- took {result['seconds']:.1f} s" + (f" ({steps})" if steps else ""))
+    bench = ((result.get("timing") or {}).get("step_seconds")) or {}
+    if bench:
+        lines.append("- the bench's time: " + ", ".join(f"{k} {v:.1f} s" for k, v in bench.items()))
     phases = sorted(((result.get("judge") or {}).get("phase_seconds") or {}).items(), key=lambda kv: -kv[1])
     if phases:
         lines.append("- the judge's time: " + ", ".join(f"{k} {v:.1f} s" for k, v in phases))
