@@ -41,10 +41,13 @@ def timed(cmd: list[str]) -> tuple[float, int, str]:
 def steps_of(try_json: str) -> str:
     """Where the try's time went, from its --json (compile and judge run side by side)."""
     try:
-        steps = json.loads(try_json).get("step_seconds") or {}
+        result = json.loads(try_json)
     except ValueError:
         return "no JSON"
-    return ", ".join(f"{k} {v:.1f} s" for k, v in steps.items())
+    bench = (result.get("timing") or {}).get("step_seconds") or {}
+    inside = f" ({', '.join(f'{k} {v:.1f}' for k, v in bench.items())})" if bench else ""
+    steps = result.get("step_seconds") or {}
+    return ", ".join(f"{k} {v:.1f} s" + (inside if k == "bench" else "") for k, v in steps.items())
 
 
 def main(argv=None) -> int:
