@@ -123,7 +123,8 @@ def test_the_bench_step_times_the_edit_and_the_committed_file_and_says_where_its
 ):
     """bench_step with the GPU's children stood in for: the edit, then the committed file with
     the same plan and seed, then torch eager (no baseline measured on this GPU yet); its
-    step_seconds name each part (on the H200 the step took 24-34 s for two ~4 s timings)."""
+    step_seconds name each part (on the H200 the step took 24-34 s for two ~4 s timings), and
+    the round plan is measured once and reused while its key and age allow."""
     import shutil
 
     import torch
@@ -147,7 +148,10 @@ def test_the_bench_step_times_the_edit_and_the_committed_file_and_says_where_its
         return {"shapes": {pipeline.stages.bench.shape_label(shapes[0]): rec}}
 
     monkeypatch.setattr(pipeline.core.sandbox, "trusted_parent", lambda: None)
-    monkeypatch.setattr(pipeline.stages.bench, "round_plans", lambda *a: (1.0, {"plan": 1}))
+    plans_made = []
+    monkeypatch.setattr(
+        pipeline.stages.bench, "round_plans", lambda *a: plans_made.append(1) or (1.0, {"plan": 1})
+    )
     monkeypatch.setattr(pipeline.stages.bench, "time_child", time_child)
     monkeypatch.setattr(trial, "ceilings_here", lambda *a: {})
     params = {"bench": {"per_op": {"vector_add": {"dtype": "float32"}}}}
@@ -165,3 +169,22 @@ def test_the_bench_step_times_the_edit_and_the_committed_file_and_says_where_its
     assert out["vs_baselines"]["torch_eager"]["speedup"] == 2000.0 / 900.0
     assert list(out["step_seconds"]) == ["plan", "edit", "committed", "baseline"]
     assert all(v >= 0 for v in out["step_seconds"].values())
+    assert out["plan"] == {"reused": False, "age_s": 0} and len(plans_made) == 1
+
+    # The next try on this GPU reuses the plan (two trusted children and timed copies); a
+    # changed reference, or an old plan, is planned again.
+    again = trial.bench_step("vector_add", kernel, root, params, "NVIDIA H200", lambda *a: None)
+    assert again["plan"]["reused"] is True and len(plans_made) == 1
+    assert calls[3][2] == calls[4][2] == {"plan": 1}  # the kept plan is the one the children get
+    ref = root / "references" / "vector_add.py"
+    ref.write_text(ref.read_text() + "\n# changed\n")
+    assert (
+        trial.bench_step("vector_add", kernel, root, params, "NVIDIA H200", lambda *a: None)["plan"]["reused"]
+        is False
+    )
+    monkeypatch.setattr(trial, "PLAN_MAX_AGE_S", -1)
+    assert (
+        trial.bench_step("vector_add", kernel, root, params, "NVIDIA H200", lambda *a: None)["plan"]["reused"]
+        is False
+    )
+    assert len(plans_made) == 3
