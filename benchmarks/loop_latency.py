@@ -44,10 +44,9 @@ def steps_of(try_json: str) -> str:
         result = json.loads(try_json)
     except ValueError:
         return "no JSON"
-    bench = (result.get("timing") or {}).get("step_seconds") or {}
-    inside = f" ({', '.join(f'{k} {v:.1f}' for k, v in bench.items())})" if bench else ""
-    steps = result.get("step_seconds") or {}
-    return ", ".join(f"{k} {v:.1f} s" + (inside if k == "bench" else "") for k, v in steps.items())
+    from pipeline.commands.loop import try_parts
+
+    return try_parts(result)
 
 
 def main(argv=None) -> int:

@@ -82,7 +82,7 @@ def test_the_loop_says_where_a_try_spent_its_time():
     assert try_time({"try_seconds": None}) == ""
     entry["timing"] = {"step_seconds": {"plan": 1.2, "edit": 3.5, "committed": 3.7}}
     assert try_time(entry) == (
-        " [the try took 47.9 s: judge 30.2 s, compile 9.1 s, bench 8.4 s (plan 1.2, edit 3.5, committed 3.7)]"
+        " [the try took 47.9 s: judge 30.2 s, compile 9.1 s, bench 8.4 s (plan 1.2 s, edit 3.5 s, committed 3.7 s)]"
     )
 
 

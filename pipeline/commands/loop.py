@@ -117,15 +117,22 @@ def decide(result: dict, gpu: bool) -> tuple[str, bool]:
 
 def try_time(entry: dict) -> str:
     """How long the try took and where, for the progress line: " [the try took 47.9 s: judge
-    30.2 s, compile 9.1 s, bench 8.4 s (plan 1.2, edit 3.5, committed 3.7)]" (compile and
-    judge run side by side; the bench's own parts from its timing record)."""
+    30.2 s, compile 9.1 s, bench 8.4 s (plan 1.2 s, edit 3.5 s, committed 3.7 s)]" (compile
+    and judge run side by side)."""
     if entry.get("try_seconds") is None:
         return ""
-    steps = sorted((entry.get("step_seconds") or {}).items(), key=lambda kv: -kv[1])
-    bench = ((entry.get("timing") or {}).get("step_seconds")) or {}
-    inside = f" ({', '.join(f'{k} {v:.1f}' for k, v in bench.items())})" if bench else ""
-    parts = ", ".join(f"{name} {sec:.1f} s" + (inside if name == "bench" else "") for name, sec in steps)
+    parts = try_parts(entry)
     return f" [the try took {entry['try_seconds']:.1f} s" + (f": {parts}]" if parts else "]")
+
+
+def try_parts(entry: dict) -> str:
+    """A try's steps, longest first, with the bench step's own parts from its timing record."""
+    from pipeline.commands.trial import bench_parts
+
+    steps = sorted((entry.get("step_seconds") or {}).items(), key=lambda kv: -kv[1])
+    bench = bench_parts(entry.get("timing"))
+    inside = f" ({bench})" if bench else ""
+    return ", ".join(f"{name} {sec:.1f} s" + (inside if name == "bench" else "") for name, sec in steps)
 
 
 def commit_message(op: str, impl: str, result: dict, kernel_doc: str) -> str:

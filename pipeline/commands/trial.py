@@ -196,6 +196,12 @@ def plan_here(root: Path, op_name: str, op, shape: dict, dtype, cfg, ceilings: d
     return fixed, plans, {"reused": False, "age_s": 0}
 
 
+def bench_parts(timing: dict | None) -> str:
+    """The bench step's parts from its timing record, "plan 1.2 s, edit 3.5 s, ...", or ""."""
+    parts = (timing or {}).get("step_seconds") or {}
+    return ", ".join(f"{k} {v:.1f} s" for k, v in parts.items())
+
+
 def bench_step(op_name: str, path: Path, root: Path, params: dict, gpu: str, say) -> dict:
     """The bench stage's outside clock, at the headline shape only: the candidate, then the
     committed version of the same file with the same plan (calls, fixed cost, copy), so
@@ -487,11 +493,11 @@ def markdown(result: dict) -> str:
     steps = ", ".join(f"{k} {v:.1f} s" for k, v in (result.get("step_seconds") or {}).items())
     if "seconds" in result:
         lines.append(f"- took {result['seconds']:.1f} s" + (f" ({steps})" if steps else ""))
-    bench = ((result.get("timing") or {}).get("step_seconds")) or {}
+    bench = bench_parts(result.get("timing"))
     if bench:
         plan = (result.get("timing") or {}).get("plan") or {}
         reused = f" (the plan reused, {plan['age_s']} s old)" if plan.get("reused") else ""
-        lines.append("- the bench's time: " + ", ".join(f"{k} {v:.1f} s" for k, v in bench.items()) + reused)
+        lines.append(f"- the bench's time: {bench}{reused}")
     phases = sorted(((result.get("judge") or {}).get("phase_seconds") or {}).items(), key=lambda kv: -kv[1])
     if phases:
         lines.append("- the judge's time: " + ", ".join(f"{k} {v:.1f} s" for k, v in phases))
