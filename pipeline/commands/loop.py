@@ -177,6 +177,7 @@ def loop(
     log = workspace(root) / "loop" / f"{op}-{impl}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     log.parent.mkdir(parents=True, exist_ok=True)
     gpu, start, attempts = bool(this_gpu()), time.monotonic(), []
+    kept = {}  # the ceilings and round plan the bench measured, for every try of this loop
     for iteration in range(1, max_iters + 1):
         left = budget_s - (time.monotonic() - start)
         if left <= 0:
@@ -198,7 +199,7 @@ def loop(
         if after == before:
             entry.update(decision="the agent changed nothing", committed=None)
         else:
-            result = run_try(op, kernel, root, say=say)
+            result = run_try(op, kernel, root, say=say, kept=kept)
             said, commit = decide(result, gpu)
             entry.update(decision=said, verdict=result["verdict"], timing=result.get("timing"),
                          vs_committed=result.get("vs_committed"), hints=result.get("hints"), committed=None,

@@ -47,6 +47,7 @@ def build_server(root: Path):
     server = MCPServer("kpipe", instructions=(
         "GPU kernels, checked and timed. Read get_context first; edit a kernel only through "
         "try_candidate; commit goes through the project's gate."))  # fmt: skip
+    kept = {}  # the ceilings and round plan the bench measured, for this server's next try
 
     def op_of(op: str):
         if not isinstance(op, str) or op not in list_ops(root):
@@ -126,7 +127,8 @@ def build_server(root: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(source)
         return json.dumps(
-            await blocking(ctx, lambda say: run_try(op, path, root, say=say), gpu=True), default=str
+            await blocking(ctx, lambda say: run_try(op, path, root, say=say, kept=kept), gpu=True),
+            default=str,
         )
 
     @server.tool()
@@ -158,7 +160,7 @@ def build_server(root: Path):
         path, gpu = kernel_path(op, impl), this_gpu()
         if not gpu:
             raise ToolError("bench needs a GPU; this machine has none")
-        return json.dumps(await blocking(ctx, lambda say: bench_step(op, path, root, load_params(root), gpu, say),
+        return json.dumps(await blocking(ctx, lambda say: bench_step(op, path, root, load_params(root), gpu, say, kept),
                                          gpu=True), default=str)  # fmt: skip
 
     @server.tool()

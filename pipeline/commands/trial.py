@@ -112,21 +112,25 @@ def this_gpu() -> str | None:
         return None
 
 
-def ceilings_here(root: Path, gpu: str, say) -> dict:
-    """metrics/ceilings.json when it was measured on this GPU, else measured now (and kept in
-    .kpipe/ceilings.json for the next try)."""
-    from pipeline.core.jsonio import read_json, write_json
+def ceilings_here(root: Path, gpu: str, say, kept: dict | None = None) -> dict:
+    """metrics/ceilings.json when it was measured on this GPU (the ceilings stage's, in git:
+    `kpipe loop` reverts an agent's edit of it), else measured now, and kept in `kept` (the
+    caller's memory, never a git-ignored file an agent could rewrite) for its next try."""
+    from pipeline.core.jsonio import read_json
     from pipeline.core.records import CEILINGS_PATH
 
-    for path in (root / CEILINGS_PATH, workspace(root) / "ceilings.json"):
-        rec = read_json(path, {}) or {}
-        if rec.get("gpu") == gpu and rec.get("measured"):
-            return rec["measured"]
+    rec = read_json(root / CEILINGS_PATH, {}) or {}
+    if rec.get("gpu") == gpu and rec.get("measured"):
+        return rec["measured"]
+    old = (kept or {}).get("ceilings") or {}
+    if old.get("gpu") == gpu:
+        return old["measured"]
     from pipeline.measure.roofline import measure_ceilings
 
-    say(f"try: measuring the ceilings of {gpu} once (kept in .kpipe/ceilings.json) ...")
+    say(f"try: measuring the ceilings of {gpu} (`dvc repro ceilings` keeps them for every try) ...")
     measured = measure_ceilings()
-    write_json(workspace(root) / "ceilings.json", {"gpu": gpu, "measured": measured})
+    if kept is not None:
+        kept["ceilings"] = {"gpu": gpu, "measured": measured}
     return measured
 
 
@@ -172,27 +176,27 @@ def plan_key(root: Path, op_name: str, label: str, dtype, cfg, ceilings: dict, g
     return hashlib.sha256(json.dumps(facts, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def plan_here(root: Path, op_name: str, op, shape: dict, dtype, cfg, ceilings: dict, gpu: str) -> tuple:
+def plan_here(root: Path, op_name: str, op, shape: dict, dtype, cfg, ceilings: dict, gpu: str,
+              kept: dict | None) -> tuple:  # fmt: skip
     """The bench's round plan for one shape (the empty window, the calls, the input copy, the
-    fixed cost: two trusted children and timed copies), kept in .kpipe/try/plans.json for the
-    next try of the same key for PLAN_MAX_AGE_S. The edit and the committed file are timed
-    with one plan either way, so FASTER / SLOWER / SAME does not rest on its age; the timing
-    record says whether it was reused and how old it is. Returns (fixed_us, plans, about)."""
-    from pipeline.core.jsonio import read_json, write_json
+    fixed cost: two trusted children and timed copies). `kept`, a dict the caller holds in
+    its own memory (`kpipe loop`, the MCP server), keeps it for its next try of the same key
+    for PLAN_MAX_AGE_S; never a file: an agent between two tries of a loop could rewrite one
+    (.kpipe/ is git-ignored, so the loop's check of edits outside the kernel does not see
+    it) and raise the fixed cost every timing subtracts (tried 2026-12-04). The edit and the
+    committed file share one plan either way, so FASTER / SLOWER / SAME does not rest on its
+    age; the timing record says whether it was reused and how old it is. Returns
+    (fixed_us, plans, about)."""
     from pipeline.stages.bench import round_plans, shape_label
 
     key = plan_key(root, op_name, shape_label(shape), dtype, cfg, ceilings, gpu)
-    store = workspace(root) / "try" / "plans.json"
-    try:
-        kept = (read_json(store, {}) or {}).get(key) or {}
-    except ValueError:  # a file cut short: measure again
-        kept = {}
-    age = time.time() - kept.get("at", 0)
-    if kept.get("plans") and 0 <= age <= PLAN_MAX_AGE_S:
-        return kept["fixed_us"], kept["plans"], {"reused": True, "age_s": round(age)}
+    old = (kept or {}).get("plan") or {}
+    age = time.monotonic() - old.get("at", float("-inf"))
+    if old.get("key") == key and age <= PLAN_MAX_AGE_S:
+        return old["fixed_us"], old["plans"], {"reused": True, "age_s": round(age)}
     fixed, plans = round_plans(op_name, root, op, [shape], dtype, cfg, ceilings, 600)
-    store.parent.mkdir(parents=True, exist_ok=True)
-    write_json(store, {key: {"at": time.time(), "fixed_us": fixed, "plans": plans}})  # the latest only
+    if kept is not None:  # the latest only
+        kept["plan"] = {"key": key, "at": time.monotonic(), "fixed_us": fixed, "plans": plans}
     return fixed, plans, {"reused": False, "age_s": 0}
 
 
@@ -202,7 +206,8 @@ def bench_parts(timing: dict | None) -> str:
     return ", ".join(f"{k} {v:.1f} s" for k, v in parts.items())
 
 
-def bench_step(op_name: str, path: Path, root: Path, params: dict, gpu: str, say) -> dict:
+def bench_step(op_name: str, path: Path, root: Path, params: dict, gpu: str, say,
+               kept: dict | None = None) -> dict:  # fmt: skip
     """The bench stage's outside clock, at the headline shape only: the candidate, then the
     committed version of the same file with the same plan (calls, fixed cost, copy), so
     FASTER / SLOWER / SAME compares two figures taken side by side (the figure committed by
@@ -230,11 +235,11 @@ def bench_step(op_name: str, path: Path, root: Path, params: dict, gpu: str, say
     sec = section(params, "bench", op_name)
     dtype = getattr(torch, sec.get("dtype", "bfloat16"))
     target = float(section(params, "roofline", op_name).get("target", 0.9))
-    ceilings = ceilings_here(root, gpu, say)
+    ceilings = ceilings_here(root, gpu, say, kept)
     shape = op.BENCH_SHAPES[-1]
     label, cfg, seed = shape_label(shape), RoundsConfig.from_params(sec), random.randrange(2**31)
     say(f"try {op_name}/{path.stem}: timing at {label} from outside its process ...")
-    fixed, plans, about_plan = plan_here(root, op_name, op, shape, dtype, cfg, ceilings, gpu)
+    fixed, plans, about_plan = plan_here(root, op_name, op, shape, dtype, cfg, ceilings, gpu, kept)
     lap("plan")
     rec = time_child({"path": str(path)}, candidate_cache(path, "cuda"), op, [shape], dtype, seed, cfg, ceilings,
                      target, fixed, float(sec.get("timeout_s", 1800)), path.stem, plans)["shapes"][label]  # fmt: skip
@@ -394,7 +399,10 @@ def hints(result: dict) -> list[str]:
 # ----------------------------------------------------------------------------- the whole
 
 
-def run_try(op: str, path: Path, root: Path, profile: bool = False, say=print) -> dict:
+def run_try(op: str, path: Path, root: Path, profile: bool = False, say=print,
+            kept: dict | None = None) -> dict:  # fmt: skip
+    """Edit to verdict. `kept`: a dict a caller that tries again holds, so its next try on
+    this GPU reuses the ceilings and round plan measured (ceilings_here, plan_here)."""
     from pipeline.core.params import load_params
     from pipeline.core.problem import load_op
 
@@ -435,7 +443,7 @@ def run_try(op: str, path: Path, root: Path, profile: bool = False, say=print) -
         result["reason"] = "did not compile: " + (result["compile"]["message"]["head"][:300])
     gpu = this_gpu()
     if result["correct"] and gpu:
-        result["timing"] = timed("bench", bench_step, op, path, root, params, gpu, say)
+        result["timing"] = timed("bench", bench_step, op, path, root, params, gpu, say, kept)
         if result["timing"].get("status") == "ok":
             result["vs_committed"] = versus_committed(root, op, path.stem, result["timing"])
         if profile:
