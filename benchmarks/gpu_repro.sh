@@ -27,7 +27,8 @@
 #                                     bench and profile stages
 #   2. git commit                     the run's dvc.lock and metrics, as a version
 #   3. kpipe status, kpipe report softmax, kpipe history, kpipe verify --strict HEAD~1..HEAD
-#   4. unless SKIP_TIMING_BENCHMARKS is set, kpipe loop over six patches
+#   4. unless SKIP_TIMING_BENCHMARKS is set, kpipe loop over six patches (when it is set,
+#      the correct fixtures, the wrapped peers and the GPU-only cheats side by side first)
 #      (benchmarks/loop_demo.sh); the GPU-only cheats if the lane did not finish them; the rest
 #      of the lane; benchmarks/loop_latency.py and the clock against do_bench
 #      (benchmarks/rounds_fidelity.py)
@@ -214,6 +215,16 @@ TAIL=20 step verify kpipe verify --strict HEAD~1..HEAD
 # bench, the peers and fixtures as candidates (benchmarks/gpu_judge_probe.sh), an MCP
 # session. Each runs alone.
 [ -n "${SKIP_TIMING_BENCHMARKS:-}" ] || TAIL=40 step loop-demo bash benchmarks/loop_demo.sh /tmp/loop-demo
+if [ -n "${SKIP_TIMING_BENCHMARKS:-}" ]; then
+  # Judges only, five side by side: what a change of the judge must show first (the correct
+  # fixtures, the wrapped peers) beside the GPU-only cheats; judge_lane below then skips them.
+  TAIL=30 step correct-gpu python -m pytest -q -n 2 --dist load -p no:cacheprovider -rs \
+    tests/test_check.py -k "correct" &
+  TAIL=12 step peers env NO_STAGES=1 SHIPPED= CHEATS= FIXTURES="tests/fixtures/peers/*.py" \
+    bash benchmarks/gpu_judge_probe.sh logs/peers &
+  gpu_only_cheats &
+  wait
+fi
 gpu_only_cheats
 judge_lane
 if [ -z "${SKIP_TIMING_BENCHMARKS:-}" ]; then

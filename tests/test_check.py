@@ -181,10 +181,7 @@ def test_a_cute_candidate_on_a_cpu_is_unverified_with_exit_4():
 CORRECT = sorted((REPO / "tests" / "fixtures" / "correct").glob("*.py"))
 # Correct kernels the judge still rejects on a GPU, each a gap the README lists: strict, so
 # the fix of the judge turns them into failures to remove from here.
-GPU_FALSE_REJECTIONS = {
-    "kept_workspace_vector_add": "its import-time host table is copied to the GPU each call "
-    "(aten::_to_copy), and the watch counts every copy between devices (H200, 2026-12-04)",
-}
+GPU_FALSE_REJECTIONS: dict[str, str] = {}  # none known (kept_workspace_vector_add's, fixed 2026-12-04)
 
 
 def _on_a_gpu_rejected(path: Path):

@@ -117,6 +117,23 @@ def test_a_layout_move_of_a_launch_written_buffer_stays_the_kernels_output():
         )
 
 
+def test_a_small_host_constant_copied_to_the_device_is_no_compute_but_a_large_one_is():
+    """`_TABLE.to(x.device)` each call is a constant carried over, not host compute (a
+    correct kernel was rejected for it on the H200, 2026-12-04); past HOST_CONSTANT_BYTES a
+    call, or a copy towards the host, or a cast on the host, is counted. The meta device
+    stands in for a GPU (the copy's direction is what the rule reads)."""
+    from pipeline.check.monitor import HOST_CONSTANT_BYTES, CallMonitor
+
+    monitor = CallMonitor()
+    with monitor.call() as rec:
+        table = torch.ones(4).to("meta")
+        assert rec.torch_ops == [] and rec.host_constant_bytes == 16 and table.device.type == "meta"
+        torch.ones(HOST_CONSTANT_BYTES // 4).to("meta")  # 16 bytes over the call's allowance
+        assert rec.torch_ops == ["aten::_to_copy"]
+        torch.ones(4).to(torch.float64)  # a cast on the host computes
+    assert rec.torch_ops == ["aten::_to_copy", "aten::_to_copy"]
+
+
 def test_a_move_is_judged_after_the_call_and_a_changed_source_is_caught():
     """The move's check compares nothing during the call (on a GPU a comparison is a torch
     compute kernel the witness counts against the candidate: TileLang's padded matmul was

@@ -135,3 +135,20 @@ def test_with_specials_writes_every_value_at_least_once(numel):
         assert sum(seen.values()) >= min(4, numel), (seed, seen)
         if numel >= 4:
             assert all(seen.values()), (seed, seen)
+
+
+def test_an_input_rtol_raises_the_tolerance_for_large_inputs_only():
+    """softmax's input_rtol: the rounding of an exact fp32 algorithm grows with |x|. At unit
+    scale the table decides; at |x| ~ 1000 the 5e-5 a FlashAttention-style softmax makes
+    (benchmarks/softmax_fp32_rounding.py) passes, a TF32-sized 1e-3 does not."""
+    import torch
+
+    op = load_op("softmax", REPO)
+    base = op.tolerance(torch.float32)["rtol"]
+    unit = op.tolerance(torch.float32, (torch.randn(8, 64),))["rtol"]
+    large = torch.randn(8, 64) * 4 + 1000
+    large[0, 0] = float("inf")  # specials are left out of the size
+    raised = op.tolerance(torch.float32, (large,))["rtol"]
+    assert base == 1e-5 and base < unit < 1.1 * base
+    assert 5e-5 < raised < 1e-3
+    assert load_op("vector_add", REPO).tolerance(torch.float32, (large, large))["rtol"] == 1e-5

@@ -352,7 +352,7 @@ class Checker:
     def check_accuracy(self, out, ref, inputs, case: Case, rung: str, why: str = "") -> bool:
         from pipeline.check.accuracy import compare
 
-        result = compare(out, ref, self.op.tolerance(case.dtype), scale=self.op.output_scale(inputs))
+        result = compare(out, ref, self.op.tolerance(case.dtype, inputs), scale=self.op.output_scale(inputs))
         figures = {k: result[k] for k in ("max_abs_err", "max_rel_err", "rmse", "psnr_db", "cossim")}
         if result["ok"]:
             self.rungs.passed(rung, figures)

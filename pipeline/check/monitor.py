@@ -97,6 +97,12 @@ CONSTANT_ALLOCATING = {"zeros", "zeros_like", "full", "full_like", "new_zeros", 
                        "ones_like", "new_ones"}  # fmt: skip
 # Moves between layouts of one dtype (what .contiguous() does): no value is computed.
 LAYOUT = {"clone", "copy_", "contiguous"}
+# A table made on the host and carried to the device each call (`_TABLE.to(x.device)`) is a
+# constant, not a result: host code holds no input data (a device-to-host copy is a torch op
+# the watch counts, and CUPTI records every one). Up to this many bytes a call: the
+# zero-copy trick (a kernel writes inputs to mapped host memory, the host computes, the
+# result comes back by copy) cannot carry an output at any size the bench times.
+HOST_CONSTANT_BYTES = 64 * 1024
 REDZONE_BYTES = 64 * 1024  # past the largest tail a 4096-wide fp32 block could overrun
 CANARY = 0xA5
 # Packages whose threads may run during a call (a DSL's own compile workers), told by the
@@ -153,6 +159,7 @@ class CallRecord:
     allocations: list = field(default_factory=list)
     watch_writes: bool = False  # on a CPU: compare allocations with what the watch saw
     unseen_writes: int = 0  # times an allocation held bytes no launch or watched op wrote
+    host_constant_bytes: int = 0  # bytes copied from the host to the device (HOST_CONSTANT_BYTES)
 
     def check_unseen(self, allocations: list | None = None) -> None:
         """(CPU) Each allocation against what the watch last saw in it; a difference was
@@ -240,6 +247,9 @@ class _Watch(TorchDispatchMode):
             return self.monitor.poisoned_alloc(func(*args, **kwargs))
         if name in CONSTANT_ALLOCATING:
             return self.monitor.poisoned_alloc(func(*args, **kwargs), keep_values=True)
+        if name in ("_to_copy", "copy_") and _host_constant(name, args, kwargs, rec):
+            result = func(*args, **kwargs)
+            return self.monitor.poisoned_alloc(result, keep_values=True) if name == "_to_copy" else result
         if name in LAYOUT and _one_dtype_one_device(args):
             # a move, no compute: a strided input made contiguous, or a kernel's output moved
             # out of a padded buffer (out[:, :N].contiguous()), which stays the kernel's. A
@@ -273,6 +283,25 @@ def _custom_op_body(func):
     except Exception:
         return None
     return getattr(opdef, "_init_fn", None)
+
+
+def _host_constant(name: str, args, kwargs, rec: CallRecord) -> bool:
+    """A copy from host memory to a device, within the call's HOST_CONSTANT_BYTES (counted
+    here when it is)."""
+    source = args[1] if name == "copy_" and len(args) > 1 else args[0] if args else None
+    if name == "copy_":
+        target = args[0].device if args and isinstance(args[0], torch.Tensor) else None
+    else:
+        target = kwargs.get("device")
+    if not isinstance(source, torch.Tensor) or source.device.type != "cpu" or target is None:
+        return False
+    if torch.device(target).type == "cpu":
+        return False
+    size = source.numel() * source.element_size()
+    if rec.host_constant_bytes + size > HOST_CONSTANT_BYTES:
+        return False
+    rec.host_constant_bytes += size
+    return True
 
 
 def _one_dtype_one_device(args) -> bool:

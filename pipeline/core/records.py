@@ -205,6 +205,16 @@ class BenchCandidate(TypedDict, total=False):
     target: float
 
 
+def test_verdicts(root: Path, op: str) -> dict[str, str]:
+    """Each candidate's verdict from the test stage's summary (metrics/test/<op>.head.json):
+    all that the bench and profile stages read of the judge, and the file their dvc.yaml
+    deps name, so a judge that changes and gives the same verdicts stales no timing."""
+    from pipeline.core.jsonio import read_json
+
+    head = read_json(Path(root) / summary_path("test", op), {}) or {}
+    return {impl: rec.get("verdict") for impl, rec in head.items() if isinstance(rec, dict)}
+
+
 def test_candidates(test: dict) -> dict[str, TestCandidate]:
     return (test or {}).get("candidates") or {}
 

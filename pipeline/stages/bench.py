@@ -33,8 +33,7 @@ from pipeline.core.records import (
     ACCEPTED,
     CEILINGS_PATH,
     metrics_path,
-    read_metrics,
-    test_candidates,
+    test_verdicts,
     write_plot_data,
 )
 from pipeline.stages.common import keep_evidence, reusable, skip_without_gpu, stage_main, stamp, write_record
@@ -244,10 +243,10 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
     ceilings = (read_json(root / CEILINGS_PATH, {}) or {}).get("measured")
     if not ceilings:
         raise ProblemError("metrics/ceilings.json has no measured ceilings: run `dvc repro ceilings`")
-    tested = test_candidates(read_metrics(root, "test", op_name))
+    verdicts = test_verdicts(root, op_name)
     accepted = []
     for path in list_candidate_files(op_name, root):
-        verdict = (tested.get(path.stem) or {}).get("verdict")
+        verdict = verdicts.get(path.stem)
         if verdict == ACCEPTED:
             accepted.append(path)
         else:

@@ -41,7 +41,7 @@ from pathlib import Path
 
 from pipeline.core.params import section
 from pipeline.core.problem import list_candidate_files, load_op
-from pipeline.core.records import metrics_path, read_metrics, reports_dir, test_candidates
+from pipeline.core.records import metrics_path, read_metrics, reports_dir, test_verdicts
 from pipeline.core.sandbox import candidate_cache, sandboxed_target
 from pipeline.measure.ncu import ncu_command, read_report, summarize
 from pipeline.measure.proton import proton_scopes, smallest_shape
@@ -78,7 +78,7 @@ def profile_all(op_name: str, root: Path, params: dict) -> dict:
     op = load_op(op_name, root)
     index = int(sec.get("shape_index", -1))
     shape = op.BENCH_SHAPES[index]
-    tested = test_candidates(read_metrics(root, "test", op_name))
+    verdicts = test_verdicts(root, op_name)
     compiled = read_metrics(root, "compile", op_name).get("candidates", {})
     reports = root / reports_dir(op_name)
     reports.mkdir(parents=True, exist_ok=True)
@@ -98,7 +98,7 @@ def profile_all(op_name: str, root: Path, params: dict) -> dict:
     }
     for path in list_candidate_files(op_name, root):
         impl = path.stem
-        if (tested.get(impl) or {}).get("verdict") != "accepted":
+        if verdicts.get(impl) != "accepted":
             result["candidates"][impl] = {"skipped": "not accepted by the test stage"}
             continue
         print(f"profile {op_name}/{impl} at {result['shape']} {dtype_name} ...", flush=True)
