@@ -193,6 +193,21 @@ def _on_a_gpu_rejected(path: Path):
     )
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("path", CORRECT, ids=lambda p: p.stem)
+def test_correct_kernels_compile_for_the_gpu(path, tmp_path):
+    """The CPU interpreter runs code a GPU compile refuses: exp2_prescaled_softmax read a
+    plain float global in its @triton.jit function, was accepted here and rejected on the
+    H200 ("run: raised CompilationError", 2026-12-04). The compile stage's own sm_90a build
+    needs no GPU, so every correct fixture goes through it here too."""
+    from pipeline.core.params import load_params, target_arch
+    from pipeline.stages.compile import compile_sandboxed
+
+    op = re.search(r'^OP = "(\w+)"', path.read_text(), re.M).group(1)
+    rec = compile_sandboxed(op, path, target_arch(load_params(REPO)), REPO, tmp_path, 600)
+    assert rec["status"] == "ok", rec.get("error") or rec.get("reason")
+
+
 @pytest.mark.parametrize("path", [_on_a_gpu_rejected(p) for p in CORRECT], ids=lambda p: p.stem)
 def test_correct_kernels_are_never_rejected(path):
     """A custom_op wrapper, an autotuned kernel, a column-major output, a split-K workspace:
