@@ -64,6 +64,8 @@ def test_a_loop_over_four_patches_commits_only_the_correct_one(vector_add_projec
     assert wrong["verdict"] == "rejected" and not wrong["committed"]
     assert exploit["verdict"] == "rejected" and "real_kernel" in exploit["decision"]
     assert exploit["outside_edits"] == ["references/vector_add.py"]
+    assert "agent-was-here" in exploit["caches_discarded"]  # and nowhere else
+    assert all("agent-was-here" not in a.get("caches_discarded", []) for a in (first, wrong, good))
     assert good["committed"] and "needs GPU for timing" in out
     commits = run(f"git log --format=%H {head}..HEAD", root, check=True).stdout.split()
     assert len(commits) == 1

@@ -163,6 +163,7 @@ def first_docline(path: Path) -> str:
 def loop(
     root: Path, op: str, impl: str, agent: str, max_iters: int, budget_s: float, say=print
 ) -> list[dict]:
+    from pipeline.commands.cacheguard import guarded
     from pipeline.commands.context import write_context
     from pipeline.commands.trial import run_try, this_gpu, workspace
 
@@ -177,7 +178,7 @@ def loop(
     log = workspace(root) / "loop" / f"{op}-{impl}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     log.parent.mkdir(parents=True, exist_ok=True)
     gpu, start, attempts = bool(this_gpu()), time.monotonic(), []
-    kept = {}  # the ceilings and round plan the bench measured, for every try of this loop
+    kept = {}  # the ceilings, round plan and compile caches of every try of this loop (cacheguard)
     for iteration in range(1, max_iters + 1):
         left = budget_s - (time.monotonic() - start)
         if left <= 0:
@@ -201,13 +202,18 @@ def loop(
         else:
             result = run_try(op, kernel, root, say=say, kept=kept)
             said, commit = decide(result, gpu)
+            if result.get("caches_discarded"):
+                entry["caches_discarded"] = result["caches_discarded"]
             entry.update(decision=said, verdict=result["verdict"], timing=result.get("timing"),
                          vs_committed=result.get("vs_committed"), hints=result.get("hints"), committed=None,
                          try_seconds=result.get("seconds"), step_seconds=result.get("step_seconds"))  # fmt: skip
-            if commit:
-                ok, what = commit_version(
-                    root, op, impl, commit_message(op, impl, result, first_docline(kernel)), say
-                )
+            if (
+                commit
+            ):  # its `dvc repro` builds from the loop's own caches too, not from any the agent could reach
+                with guarded(kept, say):
+                    ok, what = commit_version(
+                        root, op, impl, commit_message(op, impl, result, first_docline(kernel)), say
+                    )
                 entry["committed" if ok else "decision"] = what if ok else f"{said}; not committed: {what}"
             if not entry["committed"]:
                 revert(root, [p for p in dirty(root)])

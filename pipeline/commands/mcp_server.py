@@ -41,13 +41,14 @@ def build_server(root: Path):
     from mcp.server.mcpserver import Context, MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
+    from pipeline.commands.cacheguard import guarded
     from pipeline.core.lease import gpu_lease
     from pipeline.core.problem import ProblemError, list_candidate_files, list_ops, load_op
 
     server = MCPServer("kpipe", instructions=(
         "GPU kernels, checked and timed. Read get_context first; edit a kernel only through "
         "try_candidate; commit goes through the project's gate."))  # fmt: skip
-    kept = {}  # the ceilings and round plan the bench measured, for this server's next try
+    kept = {}  # the ceilings, round plan and compile caches of this server's steps (cacheguard)
 
     def op_of(op: str):
         if not isinstance(op, str) or op not in list_ops(root):
@@ -85,7 +86,7 @@ def build_server(root: Path):
         def work():
             if not gpu:
                 return fn(*args, say)
-            with gpu_lease(say):
+            with gpu_lease(say), guarded(kept, say):  # the client ran in between: what it wrote goes
                 return fn(*args, say)
 
         return await anyio.to_thread.run_sync(work)

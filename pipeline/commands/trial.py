@@ -402,7 +402,15 @@ def hints(result: dict) -> list[str]:
 def run_try(op: str, path: Path, root: Path, profile: bool = False, say=print,
             kept: dict | None = None) -> dict:  # fmt: skip
     """Edit to verdict. `kept`: a dict a caller that tries again holds, so its next try on
-    this GPU reuses the ceilings and round plan measured (ceilings_here, plan_here)."""
+    this GPU reuses the ceilings and round plan measured (ceilings_here, plan_here), and
+    compile cache entries written between its tries are discarded (cacheguard)."""
+    from pipeline.commands.cacheguard import guarded
+
+    with guarded(kept, say) as discarded:
+        return try_once(op, path, root, profile, say, kept, discarded)
+
+
+def try_once(op: str, path: Path, root: Path, profile: bool, say, kept: dict | None, discarded: list) -> dict:
     from pipeline.core.params import load_params
     from pipeline.core.problem import load_op
 
@@ -411,6 +419,8 @@ def run_try(op: str, path: Path, root: Path, profile: bool = False, say=print,
     load_op(op, root)
     result = {"op": op, "impl": path.stem, "file": str(path), "compiled": False, "correct": None,
               "verdict": "not run", "timing": None, "vs_committed": None, "profile": None}  # fmt: skip
+    if discarded:  # written between this caller's tries, not by them
+        result["caches_discarded"] = discarded
     steps = result["step_seconds"] = {}  # where the edit-to-verdict time goes (issue 15's target)
 
     def timed(name, fn, *args):

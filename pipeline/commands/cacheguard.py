@@ -1,0 +1,96 @@
+"""The compile caches of a caller that tries again (`kpipe loop`, the MCP server), kept from
+being written by anyone else between its steps.
+
+Every sandboxed child compiles into $XDG_CACHE_HOME/kpipe/sandboxed/<digest of the
+candidate's file> (pipeline/core/sandbox.py, candidate_cache), kept between runs so that a
+try starts warm. Between two tries the agent runs, as the same user, and could write there:
+a slowed binary under the committed version's entry makes an edit read FASTER; a fast
+binary under the edit's own entry is judged and timed for source it was not built from.
+So such a caller compiles into a cache root of its own (a temporary folder, handed to its
+steps' children through XDG_CACHE_HOME and to no one else), notes the root's state after
+each step and, before the next, discards every entry that changed in between. A file's
+inode, size and change time (ctime, which no user can set back) stand for its contents.
+Nobody else compiles there, so nothing another process needs is ever discarded.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import hashlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+ROOT_PREFIX = "kpipe-caches-"
+
+
+def cache_base() -> Path:
+    """Where candidate_cache makes its entries now (its rule; a test holds them equal)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kpipe" / "sandboxed"
+
+
+def state(base: Path) -> dict[str, str]:
+    """{entry: digest of every file's path, inode, size and ctime under it}."""
+    found = {}
+    for entry in sorted(base.iterdir()) if base.is_dir() else []:
+        digest = hashlib.sha256()
+        for folder, dirs, files in os.walk(entry):
+            dirs.sort()
+            for name in sorted(files):
+                path = Path(folder) / name
+                with contextlib.suppress(OSError):  # gone while we looked: counts as a change
+                    st = path.lstat()
+                    digest.update(
+                        f"{path.relative_to(base)}\0{st.st_ino}\0{st.st_size}\0{st.st_ctime_ns}\n".encode()
+                    )
+        found[entry.name] = digest.hexdigest()
+    return found
+
+
+def begin(kept: dict) -> Path:
+    """This caller's own cache root, made once (removed when the process ends)."""
+    if "cache_root" not in kept:
+        root = Path(tempfile.mkdtemp(prefix=ROOT_PREFIX))
+        atexit.register(shutil.rmtree, root, True)
+        kept.update(cache_root=root, caches={})
+    return kept["cache_root"]
+
+
+def discard_changes(kept: dict) -> list[str]:
+    """The entries of this caller's root that changed since its last step (made, written,
+    removed), each removed now."""
+    base = begin(kept) / "kpipe" / "sandboxed"
+    before, now = kept["caches"], state(base)
+    changed = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
+    for name in changed:
+        shutil.rmtree(base / name, ignore_errors=True)
+    kept["caches"] = state(base)
+    return changed
+
+
+@contextlib.contextmanager
+def guarded(kept: dict | None, say=print):
+    """One step of a caller that holds `kept` between its steps: in its own cache root, with
+    the entries changed since its last step discarded first (and said), and its own writes
+    noted after. Without `kept` (a lone `kpipe try`), the shared cache as it is."""
+    if kept is None:
+        yield []
+        return
+    gone = discard_changes(kept)
+    if gone:
+        say(
+            f"compile caches changed since the last step, by something else (an agent?): "
+            f"{len(gone)} entr{'y' if len(gone) == 1 else 'ies'} discarded, built again from source"
+        )
+    old = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(kept["cache_root"])
+    try:
+        yield gone
+    finally:
+        if old is None:
+            os.environ.pop("XDG_CACHE_HOME", None)
+        else:
+            os.environ["XDG_CACHE_HOME"] = old
+        kept["caches"] = state(kept["cache_root"] / "kpipe" / "sandboxed")
