@@ -222,3 +222,29 @@ def test_ceilings_come_from_git_or_the_callers_memory_never_a_file_an_agent_can_
     assert len(measured) == 1
     assert trial.ceilings_here(tmp_path, "NVIDIA B200", lambda *a: None) == {"bw": 1.0} and len(measured) == 2
     assert not (tmp_path / ".kpipe").exists()
+
+
+def test_after_a_commit_the_bench_stage_figure_decides_the_target(tmp_path):
+    """The loop stops at the roofline target by the record the commit's `dvc repro` made (what
+    `kpipe status` calls DONE): on the H200 the shipped vector_add read 86.0% in a try and
+    93.6% in the bench stage, target 90%, and the loop ran on to its limit. Without a current
+    record, the try's own figure decides."""
+    from pipeline.commands.loop import reached_target
+    from pipeline.core.jsonio import write_json
+
+    try_says = {"status": "ok", "fraction": 0.860, "shape": HEAD_SHAPE, "target": 0.9, "at_roofline": False}
+    assert reached_target(tmp_path, "vector_add", "triton", try_says) == (
+        False,
+        f"the try: 86.0% of the roofline at {HEAD_SHAPE}, target 90%",
+    )
+    shape = {"status": "ok", "median_us": 804.6, "fraction": 0.936}
+    bench = {"gpu": "NVIDIA H200", "candidates": {"triton": {
+        "headline_shape": HEAD_SHAPE, "shapes": {HEAD_SHAPE: shape}, "at_roofline": True, "target": 0.9}}}  # fmt: skip
+    write_json(tmp_path / "metrics" / "bench" / "vector_add.json", bench)
+    at, figure = reached_target(tmp_path, "vector_add", "triton", try_says)
+    assert at and figure == f"the bench stage: 93.6% of the roofline at {HEAD_SHAPE}, target 90%"
+    write_json(
+        tmp_path / "metrics" / "bench" / "vector_add.json", {**bench, "stale": {"reason": "other code"}}
+    )
+    assert reached_target(tmp_path, "vector_add", "triton", try_says)[0] is False  # stale: the try decides
+    assert reached_target(tmp_path, "vector_add", "triton", {}) == (False, "no figure")
