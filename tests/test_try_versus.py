@@ -114,7 +114,7 @@ def test_a_try_that_did_not_compile_stops_its_judge(monkeypatch, tmp_path):
     shutil.copy(here / "params.yaml", tmp_path)  # the try writes its result under .kpipe/
     shutil.copytree(here / "references", tmp_path / "references")
     result = trial.run_try("vector_add", tmp_path / "triton.py", tmp_path, say=lambda *a: None)
-    assert result["compiled"] is False and result["reason"].startswith("did not compile")
+    assert result["compiled"] is False and result["reason"] == "did not compile: SyntaxError: expected ':'"
     assert judge_procs[0].returncode == -signal.SIGKILL
 
 
@@ -248,3 +248,22 @@ def test_after_a_commit_the_bench_stage_figure_decides_the_target(tmp_path):
     )
     assert reached_target(tmp_path, "vector_add", "triton", try_says)[0] is False  # stale: the try decides
     assert reached_target(tmp_path, "vector_add", "triton", {}) == (False, "no figure")
+
+
+def test_a_compile_error_reads_as_its_cause():
+    """Triton's CompilationError opens with "at 8:31:" and the kernel's source; the cause is
+    its last line (a float global read in a jit function, 2026-12-04), kept when long."""
+    from pipeline.commands.trial import clip, compile_reason
+
+    message = (
+        "at 8:31:\ndef k(x_ptr):\n"
+        + "    pass\n" * 400
+        + "                ^\nNameError('Cannot access global variable LOG2E')\n"
+    )
+    reason = compile_reason(
+        {"status": "error", "where": "kernels/softmax/triton.py:22", "message": clip(message)}
+    )
+    assert (
+        reason
+        == "did not compile at kernels/softmax/triton.py:22: NameError('Cannot access global variable LOG2E')"
+    )

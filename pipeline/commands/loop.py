@@ -101,7 +101,7 @@ def commit_version(root: Path, op: str, impl: str, message: str, say) -> tuple[b
 def decide(result: dict, gpu: bool) -> tuple[str, bool]:
     """(what to say, commit or not) for one try."""
     if not result["compiled"]:
-        return "did not compile", False
+        return (result.get("reason") or "did not compile")[:200], False
     if result["correct"] is not True:
         return f"{result['verdict']}: {result.get('reason', '')[:200]}", False
     if not gpu:

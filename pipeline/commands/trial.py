@@ -47,6 +47,17 @@ def clip(text: str, keep: int = HEAD_TAIL) -> dict:
     return {"head": text[:keep], "tail": text[-keep:], "cut": len(text) - 2 * keep}
 
 
+def compile_reason(comp: dict) -> str:
+    """One line for a compile error: where, and the message's last line, which is the cause
+    (Triton's CompilationError starts with "at 8:31:" and the kernel's source; its NameError
+    comes last: the reason an agent read once was that header alone, 2026-12-04)."""
+    msg = comp.get("message") or {}
+    text = f"{msg.get('head', '')}\n{msg.get('tail', '')}"
+    last = next((line.strip() for line in reversed(text.splitlines()) if line.strip()), "no message")
+    where = f" at {comp['where']}" if comp.get("where") else ""
+    return f"did not compile{where}: {last[:400]}"
+
+
 def child_pids() -> set[int]:
     """This process's children (the sandbox's own listing; Linux, elsewhere none)."""
     from pipeline.core.sandbox import _children
@@ -450,7 +461,7 @@ def try_once(op: str, path: Path, root: Path, profile: bool, say, kept: dict | N
         result.update(verdict=judged["verdict"], reason=judged["reason"], judge=judged)
         result["correct"] = {"accepted": True, "rejected": False}.get(judged["verdict"])
     else:
-        result["reason"] = "did not compile: " + (result["compile"]["message"]["head"][:300])
+        result["reason"] = compile_reason(result["compile"])
     gpu = this_gpu()
     if result["correct"] and gpu:
         result["timing"] = timed("bench", bench_step, op, path, root, params, gpu, say, kept)
