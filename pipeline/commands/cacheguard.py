@@ -31,22 +31,33 @@ def cache_base() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kpipe" / "sandboxed"
 
 
-def state(base: Path) -> dict[str, str]:
-    """{entry: digest of every file's path, inode, size and ctime under it}."""
+def state(base: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
+    """{entry: digest of the path, inode, size and ctime of every file it is or holds},
+    leaving out folders named in `skip`."""
     found = {}
     for entry in sorted(base.iterdir()) if base.is_dir() else []:
+        if entry.name in skip:
+            continue
         digest = hashlib.sha256()
-        for folder, dirs, files in os.walk(entry):
-            dirs.sort()
-            for name in sorted(files):
-                path = Path(folder) / name
-                with contextlib.suppress(OSError):  # gone while we looked: counts as a change
-                    st = path.lstat()
-                    digest.update(
-                        f"{path.relative_to(base)}\0{st.st_ino}\0{st.st_size}\0{st.st_ctime_ns}\n".encode()
-                    )
+        for path in files_of(entry, skip):
+            with contextlib.suppress(OSError):  # gone while we looked: counts as a change
+                st = path.lstat()
+                digest.update(
+                    f"{path.relative_to(base)}\0{st.st_ino}\0{st.st_size}\0{st.st_ctime_ns}\n".encode()
+                )
         found[entry.name] = digest.hexdigest()
     return found
+
+
+def files_of(entry: Path, skip: tuple[str, ...]):
+    """`entry` itself when it is no folder, else every file under it, in a stable order."""
+    if not entry.is_dir() or entry.is_symlink():
+        yield entry
+        return
+    for folder, dirs, files in os.walk(entry):
+        dirs[:] = sorted(d for d in dirs if d not in skip)
+        for name in sorted(files):
+            yield Path(folder) / name
 
 
 def begin(kept: dict) -> Path:

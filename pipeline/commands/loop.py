@@ -187,9 +187,9 @@ def first_docline(path: Path) -> str:
 def loop(
     root: Path, op: str, impl: str, agent: str, max_iters: int, budget_s: float, say=print
 ) -> list[dict]:
-    from pipeline.commands.cacheguard import guarded
     from pipeline.commands.context import write_context
-    from pipeline.commands.trial import run_try, this_gpu, workspace
+    from pipeline.commands.installguard import changed, installed_state
+    from pipeline.commands.trial import this_gpu, workspace
 
     kernel = root / "kernels" / op / f"{impl}.py"
     rel = f"kernels/{op}/{impl}.py"
@@ -203,6 +203,7 @@ def loop(
     log.parent.mkdir(parents=True, exist_ok=True)
     gpu, start, attempts = bool(this_gpu()), time.monotonic(), []
     kept = {}  # the ceilings, round plan and compile caches of every try of this loop (cacheguard)
+    installed = installed_state(root)  # what the agent must leave alone and the loop cannot revert
     for iteration in range(1, max_iters + 1):
         left = budget_s - (time.monotonic() - start)
         if left <= 0:
@@ -219,39 +220,25 @@ def loop(
         if outside:
             say(f"loop {iteration}: the agent changed files besides {rel}: {', '.join(outside)} (reverted)")
             revert(root, outside)
-        entry = {"iteration": iteration, "agent": ran, "outside_edits": outside,
+        entry = {"iteration": iteration, "agent": ran, "outside_edits": outside, "committed": None,
                  "diff": "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True), rel, rel))}  # fmt: skip
-        if after == before:
-            entry.update(decision="the agent changed nothing", committed=None)
+        touched = changed(installed, installed_state(root))
+        if touched:
+            entry.update(installed_changed=touched, decision=f"the agent changed installed packages "
+                         f"({', '.join(touched[:3])}): nothing measured after this can be trusted")  # fmt: skip
+            revert(root, dirty(root))
+        elif after == before:
+            entry["decision"] = "the agent changed nothing"
         else:
-            result = run_try(op, kernel, root, say=say, kept=kept)
-            said, commit = decide(result, gpu)
-            if result.get("caches_discarded"):
-                entry["caches_discarded"] = result["caches_discarded"]
-            entry.update(decision=said, verdict=result["verdict"], timing=result.get("timing"),
-                         vs_committed=result.get("vs_committed"), hints=result.get("hints"), committed=None,
-                         try_seconds=result.get("seconds"), step_seconds=result.get("step_seconds"))  # fmt: skip
-            if (
-                commit
-            ):  # its `dvc repro` builds from the loop's own caches too, not from any the agent could reach
-                with guarded(kept, say):
-                    ok, what = commit_version(
-                        root, op, impl, commit_message(op, impl, result, first_docline(kernel)), say
-                    )
-                entry["committed" if ok else "decision"] = what if ok else f"{said}; not committed: {what}"
-            if not entry["committed"]:
-                revert(root, [p for p in dirty(root)])
+            try_and_commit(entry, root, op, impl, gpu, kept, say)
+            # what the try's own children wrote there is theirs (a DSL's JIT files, say)
+            installed = installed_state(root)
         say(
             f"loop {iteration}: {entry['decision']}"
             + (f" -> committed {entry['committed']}" if entry["committed"] else "")
             + try_time(entry)
         )
-        done = None  # why the loop stops after this attempt
-        if entry["committed"] and not gpu:
-            done = "a correct version is in; timing needs a GPU"
-        elif entry["committed"]:
-            at_target, entry["figure_committed"] = reached_target(root, op, impl, entry.get("timing") or {})
-            done = f"at the roofline target ({entry['figure_committed']})" if at_target else None
+        done = why_stop(entry, root, op, impl, gpu)
         attempts.append(entry)
         with open(log, "a") as f:
             f.write(json.dumps(entry, default=str) + "\n")
@@ -260,6 +247,44 @@ def loop(
             break
     say(f"loop: {len(attempts)} attempt(s) logged in {log.relative_to(root)}")
     return attempts
+
+
+def try_and_commit(entry: dict, root: Path, op: str, impl: str, gpu: bool, kept: dict, say) -> None:
+    """`kpipe try` of the agent's edit; a version worth keeping is committed, anything else
+    restored. Fills the attempt's entry."""
+    from pipeline.commands.cacheguard import guarded
+    from pipeline.commands.trial import run_try
+
+    kernel = root / "kernels" / op / f"{impl}.py"
+    result = run_try(op, kernel, root, say=say, kept=kept)
+    said, commit = decide(result, gpu)
+    if result.get("caches_discarded"):
+        entry["caches_discarded"] = result["caches_discarded"]
+    entry.update(decision=said, verdict=result["verdict"], timing=result.get("timing"),
+                 vs_committed=result.get("vs_committed"), hints=result.get("hints"),
+                 try_seconds=result.get("seconds"), step_seconds=result.get("step_seconds"))  # fmt: skip
+    if commit:
+        with guarded(kept, say):  # its `dvc repro` builds from the loop's own caches too
+            ok, what = commit_version(
+                root, op, impl, commit_message(op, impl, result, first_docline(kernel)), say
+            )
+        entry["committed" if ok else "decision"] = what if ok else f"{said}; not committed: {what}"
+    if not entry["committed"]:
+        revert(root, dirty(root))
+
+
+def why_stop(entry: dict, root: Path, op: str, impl: str, gpu: bool) -> str | None:
+    """Why the loop ends after this attempt, or None."""
+    if entry.get("installed_changed"):
+        return (
+            "it cannot undo a change of the installed packages (reinstall, or run the agent in a container)"
+        )
+    if entry["committed"] and not gpu:
+        return "a correct version is in; timing needs a GPU"
+    if entry["committed"]:
+        at_target, entry["figure_committed"] = reached_target(root, op, impl, entry.get("timing") or {})
+        return f"at the roofline target ({entry['figure_committed']})" if at_target else None
+    return None
 
 
 def table(attempts: list[dict]) -> str:
