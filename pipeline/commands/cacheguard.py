@@ -2,7 +2,7 @@
 being written by anyone else between its steps.
 
 Every sandboxed child compiles into $XDG_CACHE_HOME/kpipe/sandboxed/<digest of the
-candidate's file> (pipeline/core/sandbox.py, candidate_cache), kept between runs so that a
+candidate's file> (pipeline/core/sandbox.py, candidate_cache; a test holds the rule), kept between runs so that a
 try starts warm. Between two tries the agent runs, as the same user, and could write there:
 a slowed binary under the committed version's entry makes an edit read FASTER; a fast
 binary under the edit's own entry is judged and timed for source it was not built from.
@@ -24,11 +24,6 @@ import tempfile
 from pathlib import Path
 
 ROOT_PREFIX = "kpipe-caches-"
-
-
-def cache_base() -> Path:
-    """Where candidate_cache makes its entries now (its rule; a test holds them equal)."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kpipe" / "sandboxed"
 
 
 def state(base: Path, skip: tuple[str, ...] = ()) -> dict[str, str]:
@@ -73,12 +68,17 @@ def discard_changes(kept: dict) -> list[str]:
     """The entries of this caller's root that changed since its last step (made, written,
     removed), each removed now."""
     base = begin(kept) / "kpipe" / "sandboxed"
-    before, now = kept["caches"], state(base)
-    changed = sorted(k for k in set(before) | set(now) if before.get(k) != now.get(k))
-    for name in changed:
+    now = state(base)
+    gone = changed(kept["caches"], now)
+    for name in gone:
         shutil.rmtree(base / name, ignore_errors=True)
-    kept["caches"] = state(base)
-    return changed
+    kept["caches"] = {k: v for k, v in now.items() if k not in gone}
+    return gone
+
+
+def changed(before: dict[str, str], after: dict[str, str]) -> list[str]:
+    """The entries of two states that differ (made, changed or removed)."""
+    return sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
 
 
 @contextlib.contextmanager

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from pipeline.commands.cacheguard import state
+from pipeline.commands.cacheguard import changed, state
 
 
 def import_folders(project: Path) -> list[Path]:
@@ -40,5 +40,4 @@ def installed_state(project: Path) -> dict[str, str]:
     }
 
 
-def changed(before: dict[str, str], after: dict[str, str]) -> list[str]:
-    return sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
+__all__ = ["changed", "import_folders", "installed_state"]
