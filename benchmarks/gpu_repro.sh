@@ -9,9 +9,10 @@
 #                                 back, and the run with it, when no call held it for 30 s)
 #   NO_REPRO=1 bash benchmarks/gpu_repro.sh     when the tree sent already carries GPU evidence
 #                                 for its code (`kpipe verify --strict HEAD` ok): no stages, the
-#                                 lease goes to the judge (every cheat, the correct fixtures, the
-#                                 wrapped peers, 20 checks of a softmax), the timing cheats
-#                                 through the bench, then the loop and its latency. A `dvc
+#                                 lease goes to the judge (every cheat, the correct fixtures),
+#                                 then, alone, a judge's fixed start (benchmarks/start_cost.py),
+#                                 the loop and its latency, then 20 checks of a softmax, the
+#                                 wrapped peers, the timing cheats through the bench. A `dvc
 #                                 repro` with its first steps takes ~20 minutes of a 30-minute
 #                                 lease (2026-12-04), leaving none for them.
 #
@@ -171,22 +172,25 @@ judge20() {
 export -f step gpu_only_cheats judge_lane judge20
 if [ -n "${NO_REPRO:-}" ]; then
   # Six judges at a time (ten side by side ran out of GPU memory on 2026-12-03), most wanted
-  # first: every cheat, then the correct fixtures and the wrapped peers, then a correct softmax
-  # 20 times; then what is timed, alone: the timing cheats through the bench, the loop.
-  gpu_only_cheats &
+  # first: every cheat beside the GPU-only ones and then the correct fixtures; then what is
+  # timed, alone: the fixed start of a judge's processes, the loop, its latency; then what
+  # earlier leases showed for nearly the same judge (20 checks of a softmax, the wrapped
+  # peers, the timing cheats through the bench).
+  { gpu_only_cheats
+    TAIL=30 step correct-gpu python -m pytest -q -n 2 --dist load -p no:cacheprovider -rs \
+      tests/test_check.py -k "correct"
+  } &
   KPIPE_TEST_JUDGES=4 TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs \
     tests/test_check.py -k "cheat" &
   wait
-  TAIL=30 step correct-gpu python -m pytest -q -n 2 --dist load -p no:cacheprovider -rs \
-    tests/test_check.py -k "correct" &
-  TAIL=12 step peers env NO_STAGES=1 SHIPPED= CHEATS= FIXTURES="tests/fixtures/peers/*.py" \
-    bash benchmarks/gpu_judge_probe.sh logs/peers &
-  wait
-  judge20
-  TAIL=12 step gpu-tests python -m pytest -q -m gpu -rs -p no:cacheprovider --ignore tests/test_cheats_gpu.py
+  TAIL=8 step start-cost python benchmarks/start_cost.py --out logs/start-cost.json
   TAIL=40 step loop-demo bash benchmarks/loop_demo.sh /tmp/loop-demo
   TAIL=12 step loop-latency bash -c 'rm -rf /tmp/loop-latency && cp -a . /tmp/loop-latency &&
     cd /tmp/loop-latency && PYTHONPATH=$PWD:$PYTHONPATH python benchmarks/loop_latency.py --op softmax --impl triton'
+  judge20
+  TAIL=12 step peers env NO_STAGES=1 SHIPPED= CHEATS= FIXTURES="tests/fixtures/peers/*.py" \
+    bash benchmarks/gpu_judge_probe.sh logs/peers
+  TAIL=12 step gpu-tests python -m pytest -q -m gpu -rs -p no:cacheprovider --ignore tests/test_cheats_gpu.py
   tar czf results.tgz logs && touch DONE
   echo "== results: $run/results.tgz ($(du -h results.tgz | cut -f1))"
   exit 0

@@ -46,7 +46,9 @@ def steps_of(try_json: str) -> str:
         return "no JSON"
     from pipeline.commands.loop import try_parts
 
-    return try_parts(result)
+    phases = sorted(((result.get("judge") or {}).get("phase_seconds") or {}).items(), key=lambda kv: -kv[1])
+    inside = ", ".join(f"{name} {sec:.1f} s" for name, sec in phases[:6])
+    return try_parts(result) + (f"; the judge's phases: {inside}" if inside else "")
 
 
 def main(argv=None) -> int:
