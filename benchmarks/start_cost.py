@@ -75,7 +75,9 @@ def sanitized() -> tuple[float, dict]:
         return float("nan"), {"skipped": "compute-sanitizer is not on PATH"}
     code = "import torch; torch.zeros(1, device='cuda'); torch.cuda.synchronize()"
     start = time.perf_counter()
-    proc = subprocess.run([tool, "--tool", "memcheck", sys.executable, "-c", code], capture_output=True, text=True)
+    proc = subprocess.run(
+        [tool, "--tool", "memcheck", sys.executable, "-c", code], capture_output=True, text=True
+    )
     return time.perf_counter() - start, {"exit": proc.returncode}
 
 
@@ -85,10 +87,18 @@ def main(argv=None) -> int:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     rows = {}
-    for name, fn in (("bare process", bare), ("sandboxed process", walled), ("memcheck, smallest", sanitized)):
+    for name, fn in (
+        ("bare process", bare),
+        ("sandboxed process", walled),
+        ("memcheck, smallest", sanitized),
+    ):
         runs = [fn() for _ in range(args.repeat)]
         walls = [w for w, _ in runs]
-        steps = {k: statistics.median(m[k] for _, m in runs) for k in runs[-1][1] if isinstance(runs[-1][1][k], float)}
+        steps = {
+            k: statistics.median(m[k] for _, m in runs)
+            for k in runs[-1][1]
+            if isinstance(runs[-1][1][k], float)
+        }
         rows[name] = {"wall_s": [round(w, 2) for w in walls], "steps_s": steps or runs[-1][1]}
         parts = ", ".join(f"{k} {v:.2f} s" for k, v in steps.items()) or json.dumps(runs[-1][1])
         print(f"{name:20s} {statistics.median(walls):6.2f} s  ({parts})", flush=True)
