@@ -12,7 +12,13 @@
 # patch (FASTER / SLOWER / SAME side by side) and quotes the committed figure.
 set -eu
 demo=${1:-/tmp/loop-demo}
+src=$(pwd -P)
 rm -rf "$demo" && cp -a . "$demo" && cd "$demo"
+# The copy, not the project it came from, is what Python imports from: `kpipe loop` stops when
+# a folder on the import path changes under its agent (installguard), and gpu_repro.sh writes
+# its logs inside the project it put on PYTHONPATH (2026-12-04-d: the loop stopped at once).
+PYTHONPATH=$(echo "${PYTHONPATH:-}" | tr ':' '\n' | grep -vx -e "$src" -e "$src/" | paste -sd: -)
+export PYTHONPATH=$demo${PYTHONPATH:+:$PYTHONPATH}
 rm -rf logs results.tgz DONE           # what benchmarks/gpu_repro.sh leaves beside the tree
 if [ -n "$(git status --porcelain)" ]; then
   echo "loop_demo: the project has uncommitted changes:"; git status --short | head; exit 2

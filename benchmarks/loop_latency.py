@@ -56,6 +56,11 @@ def main(argv=None) -> int:
     parser.add_argument("--op", default="softmax")
     parser.add_argument("--impl", default="triton")
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument(
+        "--skip-repro",
+        action="store_true",
+        help="tries only (a machine without the DVC cache rebuilds every stage of the op)",
+    )
     args = parser.parse_args(argv)
     kernel = ROOT / "kernels" / args.op / f"{args.impl}.py"
     original = kernel.read_text()
@@ -68,9 +73,13 @@ def main(argv=None) -> int:
                 [sys.executable, "-m", "pipeline", "try", args.op, str(kernel), "--json"]
             )
             print(
-                f"edit {n + 1}: kpipe try {try_s:.1f} s (exit {try_rc}; {steps_of(out)}); dvc repro ...",
+                f"edit {n + 1}: kpipe try {try_s:.1f} s (exit {try_rc}; {steps_of(out)})"
+                + ("" if args.skip_repro else "; dvc repro ..."),
                 flush=True,
             )
+            if args.skip_repro:
+                rows.append((try_s, float("nan")))
+                continue
             repro_s, repro_rc, _ = timed(
                 [sys.executable, "-m", "dvc", "repro", f"bench@{args.op}", f"profile@{args.op}"]
             )
@@ -78,7 +87,8 @@ def main(argv=None) -> int:
             print(f"edit {n + 1}: dvc repro {repro_s:.1f} s (exit {repro_rc})", flush=True)
     finally:
         kernel.write_text(original)
-        subprocess.run([sys.executable, "-m", "dvc", "repro", f"bench@{args.op}", f"profile@{args.op}"], cwd=ROOT,
+        if not args.skip_repro:
+            subprocess.run([sys.executable, "-m", "dvc", "repro", f"bench@{args.op}", f"profile@{args.op}"], cwd=ROOT,
                        capture_output=True)  # fmt: skip
     warm = rows[1:] or rows
     print(f"kpipe try: cold {rows[0][0]:.1f} s, warm median {statistics.median(r[0] for r in warm):.1f} s; "

@@ -267,3 +267,25 @@ def test_a_compile_error_reads_as_its_cause():
         reason
         == "did not compile at kernels/softmax/triton.py:22: NameError('Cannot access global variable LOG2E')"
     )
+
+
+def test_try_json_is_the_only_thing_on_stdout(monkeypatch, capsys, tmp_path):
+    """On a GPU the bench stage prints each timing line to stdout: under --json that made
+    the output unreadable (2026-12-04-d, the H200); the CPU, timing nothing, never showed it."""
+    import argparse
+
+    from pipeline.commands import trial
+
+    root, kernel, _ = project(tmp_path)
+
+    def noisy_try(op, path, root, profile=False, say=print, kept=None):
+        print("  triton n=268435456: 1599.50 us (a timing line, as the bench stage prints it)")
+        return {"op": op, "verdict": "accepted", "correct": True, "compiled": True}
+
+    monkeypatch.setattr(trial, "run_try", noisy_try)
+    monkeypatch.setattr("pipeline.core.problem.project_root", lambda where: root)
+    args = argparse.Namespace(op="vector_add", file=str(kernel), json=True, profile=False, root=str(root))
+    assert trial.cmd_try(args) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["verdict"] == "accepted"
+    assert "1599.50 us" in err

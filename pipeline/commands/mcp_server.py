@@ -27,6 +27,7 @@ across servers. Long calls report progress.
 # No `from __future__ import annotations`: the SDK reads the tools' annotations (Context
 # among them, imported in build_server) as objects.
 import asyncio
+import contextlib
 import json
 import re
 import sys
@@ -84,10 +85,13 @@ def build_server(root: Path):
                 pass  # a client that asked for no progress
 
         def work():
-            if not gpu:
-                return fn(*args, say)
-            with gpu_lease(say), guarded(kept, say):  # the client ran in between: what it wrote goes
-                return fn(*args, say)
+            # stdout is the protocol's (the transport holds its own handle on it): a line a
+            # step prints (the bench stage's timing lines, on a GPU) goes to stderr instead
+            with contextlib.redirect_stdout(sys.stderr):
+                if not gpu:
+                    return fn(*args, say)
+                with gpu_lease(say), guarded(kept, say):  # the client ran in between: what it wrote goes
+                    return fn(*args, say)
 
         return await anyio.to_thread.run_sync(work)
 

@@ -542,8 +542,13 @@ def cmd_try(args) -> int:
         return EXIT_USAGE
     quiet = args.json
     say = (lambda *a: print(*a, file=sys.stderr, flush=True)) if quiet else (lambda *a: print(*a, flush=True))
+    # --json: stdout holds the JSON only. What the steps print there (the bench stage's
+    # timing lines, on a GPU) goes to stderr with the progress: on the H200 it made the
+    # output unreadable as JSON (2026-12-04-d), which the CPU, timing nothing, never showed.
+    quiet_stdout = contextlib.redirect_stdout(sys.stderr) if quiet else contextlib.nullcontext()
     try:
-        result = run_try(args.op, path, root, profile=args.profile, say=say)
+        with quiet_stdout:
+            result = run_try(args.op, path, root, profile=args.profile, say=say)
     except ProblemError as exc:
         print(f"kpipe try: {exc}", file=sys.stderr)
         return EXIT_USAGE
