@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+import torch
 
 from pipeline.check.judge import workspace_hashes
 from tests.conftest import REPO, run
@@ -185,8 +186,6 @@ GPU_FALSE_REJECTIONS: dict[str, str] = {}  # none known (kept_workspace_vector_a
 
 
 def _on_a_gpu_rejected(path: Path):
-    import torch
-
     why = GPU_FALSE_REJECTIONS.get(path.stem)
     return pytest.param(
         path, marks=pytest.mark.xfail(bool(why) and torch.cuda.is_available(), reason=why or "", strict=True)
@@ -217,7 +216,7 @@ def test_correct_kernels_are_never_rejected(path):
     verdict = json.loads(proc.stdout)
     assert verdict["verdict"] != "rejected", verdict["reason"]
     assert proc.returncode in (0, 4)
-    if "autotune" not in path.stem:
+    if "autotune" not in path.stem or torch.cuda.is_available():  # a GPU runs autotune: accepted
         assert proc.returncode == 0, verdict["reason"]
 
 
