@@ -23,6 +23,15 @@ rm -rf logs results.tgz DONE           # what benchmarks/gpu_repro.sh leaves bes
 if [ -n "$(git status --porcelain)" ]; then
   echo "loop_demo: the project has uncommitted changes:"; git status --short | head; exit 2
 fi
+# Every op's stages depend on the machine's record: on another machine the loop's commits
+# would be refused by the gate as "stale" (tried on a CPU, 2026-12-04: three correct patches
+# refused), so say so before anything is spent.
+dvc repro metrics/dvc.yaml:device > /dev/null 2>&1
+if ! git diff --quiet HEAD -- metrics/device.json; then
+  echo "loop_demo: this machine is not the one HEAD's evidence was made on (metrics/device.json):"
+  git diff HEAD -- metrics/device.json | grep '^[-+] ' | head -8
+  echo "run the whole \`dvc repro\` here first (benchmarks/gpu_repro.sh without NO_REPRO)"; exit 2
+fi
 sed -i 's/    x, y = x.contiguous(), y.contiguous()$/    x, y = x.contiguous().clone(), y.contiguous()  # slow start: x is copied once more/' \
   kernels/vector_add/triton.py
 grep -q "slow start" kernels/vector_add/triton.py || { echo "loop_demo: the kernel's line has changed"; exit 2; }
