@@ -8,11 +8,12 @@
 #                                 last archive gpu_watch.sh brought back (the lent machine went
 #                                 back, and the run with it, when no call held it for 30 s)
 #   NO_REPRO=1 bash benchmarks/gpu_repro.sh     when the tree sent already carries GPU evidence
-#                                 for its code (`kpipe verify --strict HEAD` ok): no stages, the
-#                                 lease goes to the judge (every cheat, the correct fixtures),
-#                                 then, alone, a judge's fixed start (benchmarks/start_cost.py),
-#                                 the loop and its latency, then 20 checks of a softmax, the
-#                                 wrapped peers, the timing cheats through the bench. A `dvc
+#                                 for its code (`kpipe verify --strict HEAD` ok): no stages; the
+#                                 lease goes, alone, to the loop, a try's latency, a judge's
+#                                 fixed start (benchmarks/start_cost.py) and an MCP session,
+#                                 then to the judge (every cheat, the correct fixtures, 20
+#                                 checks of a softmax, the wrapped peers), the timing cheats
+#                                 through the bench. A `dvc
 #                                 repro` with its first steps takes ~20 minutes of a 30-minute
 #                                 lease (2026-12-04), leaving none for them.
 #
@@ -171,11 +172,19 @@ judge20() {
 }
 export -f step gpu_only_cheats judge_lane judge20
 if [ -n "${NO_REPRO:-}" ]; then
-  # Six judges at a time (ten side by side ran out of GPU memory on 2026-12-03), most wanted
-  # first: every cheat beside the GPU-only ones and then the correct fixtures; then what is
-  # timed, alone: the fixed start of a judge's processes, the loop, its latency; then what
-  # earlier leases showed for nearly the same judge (20 checks of a softmax, the wrapped
-  # peers, the timing cheats through the bench).
+  # What is timed first, alone: the loop (never run to its end on a GPU with its stop at the
+  # target), a try's latency (tries only: the `dvc repro` column needs the compile stages'
+  # dumps, which a fresh machine lacks), a judge's fixed start, an MCP session. Then the
+  # judges, six at a time (ten side by side ran out of GPU memory on 2026-12-03): every cheat
+  # and the correct fixtures (all passed on 2026-12-04-d), 20 checks of a softmax, the
+  # wrapped peers, the timing cheats through the bench.
+  TAIL=40 step loop-demo bash benchmarks/loop_demo.sh /tmp/loop-demo
+  TAIL=12 step loop-latency bash -c 'rm -rf /tmp/loop-latency && cp -a . /tmp/loop-latency &&
+    cd /tmp/loop-latency && PYTHONPATH=$PWD:$PYTHONPATH python benchmarks/loop_latency.py --op softmax --impl triton \
+    --repeat 3 --skip-repro'
+  TAIL=8 step start-cost python benchmarks/start_cost.py --out logs/start-cost.json
+  TAIL=20 step mcp-session bash -c 'rm -rf /tmp/mcp-copy && cp -a . /tmp/mcp-copy && cd /tmp/mcp-copy &&
+    PYTHONPATH=$PWD:$PYTHONPATH python benchmarks/mcp_session.py --out '"$run"'/logs/mcp-session.json'
   { gpu_only_cheats
     TAIL=30 step correct-gpu python -m pytest -q -n 2 --dist load -p no:cacheprovider -rs \
       tests/test_check.py -k "correct"
@@ -183,10 +192,6 @@ if [ -n "${NO_REPRO:-}" ]; then
   KPIPE_TEST_JUDGES=4 TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs \
     tests/test_check.py -k "cheat" &
   wait
-  TAIL=8 step start-cost python benchmarks/start_cost.py --out logs/start-cost.json
-  TAIL=40 step loop-demo bash benchmarks/loop_demo.sh /tmp/loop-demo
-  TAIL=12 step loop-latency bash -c 'rm -rf /tmp/loop-latency && cp -a . /tmp/loop-latency &&
-    cd /tmp/loop-latency && PYTHONPATH=$PWD:$PYTHONPATH python benchmarks/loop_latency.py --op softmax --impl triton'
   judge20
   TAIL=12 step peers env NO_STAGES=1 SHIPPED= CHEATS= FIXTURES="tests/fixtures/peers/*.py" \
     bash benchmarks/gpu_judge_probe.sh logs/peers
