@@ -89,7 +89,7 @@ def main(argv=None) -> int:
         kernel.write_text(original)
         if not args.skip_repro:
             subprocess.run([sys.executable, "-m", "dvc", "repro", f"bench@{args.op}", f"profile@{args.op}"], cwd=ROOT,
-                       capture_output=True)  # fmt: skip
+                           capture_output=True)  # fmt: skip
     warm = rows[1:] or rows
     print(f"kpipe try: cold {rows[0][0]:.1f} s, warm median {statistics.median(r[0] for r in warm):.1f} s; "
           f"dvc repro: median {statistics.median(r[1] for r in rows):.1f} s")  # fmt: skip

@@ -19,12 +19,10 @@ Exit codes: 0 at least one version committed, 1 none, 2 usage error.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import json
 import os
 import shlex
-import signal
 import subprocess
 import sys
 import time
@@ -62,15 +60,14 @@ def revert(root: Path, paths: list[str]) -> None:
 
 
 def run_agent(command: str, fields: dict, root: Path, timeout: float) -> dict:
-    from pipeline.commands.trial import child_pids
-    from pipeline.core.sandbox import trusted_parent
+    from pipeline.core.sandbox import sweep, trusted_parent
 
     line = command
     for key, value in fields.items():
         line = line.replace("{" + key + "}", shlex.quote(str(value)))
     env = {**os.environ, **{f"KPIPE_{k.upper()}": str(v) for k, v in fields.items()}}
     trusted_parent()  # a subreaper: what the agent leaves behind becomes this process's child
-    before, start = child_pids(), time.monotonic()
+    start = time.monotonic()
     try:
         proc = subprocess.run(
             line, shell=True, cwd=root, env=env, capture_output=True, text=True, timeout=timeout
@@ -78,30 +75,11 @@ def run_agent(command: str, fields: dict, root: Path, timeout: float) -> dict:
         code, out = proc.returncode, proc.stdout + proc.stderr
     except subprocess.TimeoutExpired as exc:
         code, out = None, f"timed out after {timeout:.0f} s: {exc}"
+    # What the agent left running (a `cmd &` could swap the kernel after the judge, or write
+    # the caches after their guard: tried 2026-12-04) is killed: orphans come to this process,
+    # a subreaper, and the sandbox's sweep kills every child no Child object uses.
     return {"exit": code, "seconds": round(time.monotonic() - start, 1), "output_tail": out[-2000:],
-            "left_running": sweep_agent(before)}  # fmt: skip
-
-
-def sweep_agent(before: set[int]) -> int:
-    """Kill what the agent left running (a background process could swap the kernel after the
-    judge, or write the caches after their guard: tried 2026-12-04, a `cmd &` outlived the
-    agent and wrote on). Orphans come to this process, a subreaper, so they show as its
-    children; a few passes, as a killed one's own orphans come next. How many were killed."""
-    from pipeline.commands.trial import child_pids
-
-    killed = set()
-    for _ in range(20):
-        left = child_pids() - before - killed
-        if not left:
-            break
-        for pid in left:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-            with contextlib.suppress(OSError):
-                os.waitpid(pid, 0)
-        killed |= left
-        time.sleep(0.05)
-    return len(killed)
+            "left_running": sweep()}  # fmt: skip
 
 
 def commit_version(root: Path, op: str, impl: str, message: str, say) -> tuple[bool, str]:
