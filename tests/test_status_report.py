@@ -67,6 +67,7 @@ def test_status_done_and_continue(tmp_path):
     done = kpipe(root, "status", "softmax")
     assert done.returncode == 0, done.stdout
     assert "DONE" in done.stdout and "95.0%" in done.stdout and "torch_eager 1.50x" in done.stdout
+    assert "kernels alone" in done.stdout  # no witness in the record: its cell is "-"
     write_json(root / "metrics" / "bench" / "softmax.json", bench_record(0.80, False))
     cont = kpipe(root, "status", "softmax")
     assert cont.returncode == 3 and "CONTINUE" in cont.stdout
@@ -113,3 +114,14 @@ def test_bench_and_profile_skip_honestly_without_a_gpu(tmp_path):
         assert proc.returncode == 0, proc.stderr
         data = json.loads((root / "metrics" / stage / "vector_add.json").read_text())
         assert data == {"skipped": "no CUDA device"}
+
+
+def test_status_shows_the_witness_beside_the_outside_clock_and_does_not_judge_by_it(tmp_path):
+    root = project(tmp_path)
+    record = bench_record(0.80, False)
+    record["candidates"]["triton"]["shapes"]["M=32768,N=4096"]["witness_us"] = 80.0
+    write_json(root / "metrics" / "bench" / "softmax.json", record)
+    proc = kpipe(root, "status", "softmax")
+    # 100 us outside at 80% of the roofline: the kernels' own 80 us would be 100%
+    assert "80.0 us (100.0%)" in proc.stdout, proc.stdout
+    assert proc.returncode == 3 and "CONTINUE" in proc.stdout  # the outside clock decides
