@@ -78,3 +78,18 @@ def test_a_loop_over_four_patches_commits_only_the_correct_one(vector_add_projec
     assert run("git status --porcelain", root, check=True).stdout == ""  # the tree is clean
     assert "an agent was here" not in (root / "references" / "vector_add.py").read_text()
     assert "Second version" in run("git log -1 --format=%B", root, check=True).stdout
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("context", "nosuchop"), "unknown op 'nosuchop'"),
+        (("loop", "vector_add", "triton", "--agent", "true", "--max-iters", "0"), "must be above 0, got 0"),
+        (("loop", "vector_add", "triton", "--agent", "true", "--budget-minutes", "-1"), "must be above 0"),
+        (("loop", "vector_add", "triton", "--agent", "true", "--max-iters", "x"), "not a number: 'x'"),
+    ],
+)
+def test_bad_input_is_a_usage_error_and_writes_nothing(tmp_path, args, message):
+    proc = run([sys.executable, "-m", "pipeline.commands.cli", *args, "--root", str(tmp_path)], REPO)
+    assert proc.returncode == 2 and message in proc.stderr, proc.stderr
+    assert not (tmp_path / ".kpipe").exists()  # no context folder, no loop log

@@ -168,10 +168,11 @@ def write_context(root: Path, op_name: str, impl: str) -> Path:
 
 
 def cmd_context(args) -> int:
-    from pipeline.core.problem import ProblemError, list_candidate_files, project_root
+    from pipeline.core.problem import ProblemError, list_candidate_files, load_op, project_root
 
     root = project_root(args.root)
     try:
+        load_op(args.op, root)  # an unknown op is named as such, not as "no candidate"
         impls = [args.impl] if args.impl else [p.stem for p in list_candidate_files(args.op, root)][:1]
         if not impls:
             raise FileNotFoundError(f"kernels/{args.op}/ has no candidate")

@@ -19,6 +19,7 @@ Exit codes: 0 at least one version committed, 1 none, 2 usage error.
 
 from __future__ import annotations
 
+import argparse
 import difflib
 import json
 import os
@@ -320,6 +321,21 @@ def cmd_loop(args) -> int:
     return EXIT_COMMITTED if any(a["committed"] for a in attempts) else EXIT_NONE
 
 
+def positive(kind):
+    """An argparse type: a number above zero (0 iterations or minutes is a usage error)."""
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be above 0, got {text}")
+        return value
+
+    return parse
+
+
 def add_loop_command(sub) -> None:
     p = sub.add_parser("loop", help="let an agent CLI drive: context, edit, try, commit if faster",
                        description=__doc__.split("\n\n")[1], epilog=__doc__.split("\n\n", 2)[2])  # fmt: skip
@@ -330,7 +346,8 @@ def add_loop_command(sub) -> None:
         required=True,
         help="the agent's shell command, e.g. \"claude -p 'Read {context}/README.md ...'\"",
     )
-    p.add_argument("--max-iters", type=int, default=10)
-    p.add_argument("--budget-minutes", type=float, default=60.0)
+    p.add_argument("--max-iters", type=positive(int), default=10, help="attempts at most (default: 10)")
+    p.add_argument("--budget-minutes", type=positive(float), default=60.0,
+                   help="wall-clock budget; no attempt starts after it (default: 60)")  # fmt: skip
     p.add_argument("--root", default=".", help="the project, or any folder inside it (default: .)")
     p.set_defaults(func=cmd_loop)
