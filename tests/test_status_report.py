@@ -125,3 +125,18 @@ def test_status_shows_the_witness_beside_the_outside_clock_and_does_not_judge_by
     # 100 us outside at 80% of the roofline: the kernels' own 80 us would be 100%
     assert "80.0 us (100.0%)" in proc.stdout, proc.stdout
     assert proc.returncode == 3 and "CONTINUE" in proc.stdout  # the outside clock decides
+
+
+def test_the_agents_context_quotes_both_figures(tmp_path):
+    """kpipe context's "Where it stands": the outside clock, and the kernels' own time where
+    the bench recorded it, with what the difference means."""
+    from pipeline.commands.context import target_and_peers
+    from pipeline.core.params import load_params
+
+    root = project(tmp_path)
+    record = bench_record(0.80, False)
+    record["candidates"]["triton"]["shapes"]["M=32768,N=4096"]["witness_us"] = 80.0
+    write_json(root / "metrics" / "bench" / "softmax.json", record)
+    text = target_and_peers(root, "softmax", "triton", load_params(root))
+    assert "triton (you): 100.00 us, 80.0% of the roofline, 10.0% below the target" in text, text
+    assert "its kernels alone 80.0 us (100.0%)" in text and "the clock's own overhead" in text
