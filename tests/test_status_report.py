@@ -95,13 +95,20 @@ def test_report_renders_every_section(tmp_path):
     root = project(tmp_path)
     shutil.copytree(REPO / "metrics" / "compile", root / "metrics" / "compile")
     shutil.copytree(REPO / "metrics" / "test", root / "metrics" / "test")
-    write_json(root / "metrics" / "bench" / "softmax.json", bench_record(0.95, True))
+    record = bench_record(0.95, True)
+    shape = record["candidates"]["triton"]["shapes"]["M=32768,N=4096"]
+    shape.update(witness_us=95.0, setup_s=1.234)
+    record["peers"] = {"quack": {"shapes": {"M=32768,N=4096": {**shape, "median_us": 104.0}}}}
+    write_json(root / "metrics" / "bench" / "softmax.json", record)
     write_json(root / "metrics" / "profile" / "softmax.json", {"skipped": "no CUDA device"})
     proc = kpipe(root, "report", "softmax")
     assert proc.returncode == 0, proc.stderr
     for heading in ("## Compile", "## Test", "## Bench and roofline", "## Profile"):
         assert heading in proc.stdout
     assert "triton" in proc.stdout and "95.0%" in proc.stdout
+    # the peer has a row of its own; the kernels' own time and the set-up are quoted
+    assert "peer quack" in proc.stdout and "104.00" in proc.stdout
+    assert "95.0 us (100.0%)" in proc.stdout and "1.23 s" in proc.stdout
     assert "skipped: no CUDA device" in proc.stdout
 
 

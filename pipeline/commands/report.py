@@ -112,12 +112,19 @@ def bench_section(m: dict | None) -> list[str]:
         "",
     ]
     rows = []
-    for kind, group in (("", m.get("candidates", {})), ("baseline ", m.get("baselines", {}))):
+    from pipeline.commands.status import kernels_alone
+
+    groups = (
+        ("", m.get("candidates", {})),
+        ("peer ", m.get("peers") or {}),
+        ("baseline ", m.get("baselines", {})),
+    )
+    for kind, group in groups:
         for name, res in group.items():
             for shape, r in res.get("shapes", {}).items():
                 if r.get("status") != "ok":
                     rows.append(
-                        [kind + name, shape, "failed: " + str(r.get("reason"))[:60], "", "", "", "", ""]
+                        [kind + name, shape, "failed: " + str(r.get("reason"))[:60], "", "", "", "", "", ""]
                     )
                     continue
                 speed = ", ".join(
@@ -132,9 +139,10 @@ def bench_section(m: dict | None) -> list[str]:
                         f"{r['median_us']:.2f} ± {r['iqr_us']:.2f} us ({r['method']})",
                         f"{r['gbps']:.0f} GB/s" if r["bound"] == "memory" else f"{r['tflops']:.1f} TFLOP/s",
                         f"{r['fraction']:.1%} {r['bound']}" + (" SUSPICIOUS" if r.get("suspicious") else ""),
+                        kernels_alone(r),
                         "yes" if r.get("at_roofline") else "no",
                         speed,
-                        _num(r.get("first_call_ms"), "{:.1f} ms"),
+                        _num(r.get("setup_s"), "{:.2f} s"),
                     ]
                 )
     out.append(
@@ -146,17 +154,20 @@ def bench_section(m: dict | None) -> list[str]:
                 "median ± IQR",
                 "rate",
                 "roofline",
+                "kernels alone",
                 "at target",
                 "speedup",
-                "first call",
+                "set-up",
             ],
             tablefmt="github",
         )
     )
     out.append("")
     out.append(
-        "first call: the first call in the bench process at that shape, compile (or load "
-        "from the on-disk cache) included; the median is every call after it."
+        "kernels alone: CUPTI's time of the candidate's kernels at the headline shape and the "
+        "roofline fraction it gives, shown, not judged (the candidate's own process reports it); "
+        "set-up: the shape's set-up in the bench's child, its first calls (compile, or a load "
+        "from the on-disk cache) and graph captures included; the median is the timed rounds."
     )
     return out
 
