@@ -69,19 +69,21 @@ def target_and_peers(root: Path, op: str, impl: str, params: dict) -> str:
         return "\n".join(lines) + "\n"
     from pipeline.commands.status import kernels_alone
 
-    stale = bench.get("stale")
+    stale, alone_shown = bench.get("stale"), False
     for name, cand in (bench.get("candidates") or {}).items():
         rec = headline(cand)
         if rec.get("status") == "ok":
             gap = target - rec["fraction"]
             alone = kernels_alone(rec)
+            alone_shown |= alone != "-"
             lines.append(f"- {name}{' (you)' if name == impl else ''}: {rec['median_us']:.2f} us, {rec['fraction']:.1%}"
                          f" of the roofline" + (f", {gap:.1%} below the target" if gap > 0 else ", at the target")
                          + (f"; its kernels alone {alone}" if alone != "-" else "")
                          + (" (stale)" if stale else ""))  # fmt: skip
-    lines.append("- the figures are the bench's outside clock (fresh inputs each round, timed from another "
-                 "process); \"its kernels alone\" is CUPTI's time of the kernels. Where that is at the roofline, "
-                 "what is left is the clock's own overhead (4-30% on the H200), not the kernel's to remove")  # fmt: skip
+    if alone_shown:  # what the two figures are, where both are quoted
+        lines.append("- the figures are the bench's outside clock (fresh inputs each round, timed from another "
+                     "process); \"its kernels alone\" is CUPTI's time of the kernels. Where that is at the roofline, "
+                     "what is left is the clock's own overhead (4-30% on the H200), not the kernel's to remove")  # fmt: skip
     for name, base in (bench.get("baselines") or {}).items():
         shape = list(base.get("shapes") or {})[-1:] or [None]
         rec = (base.get("shapes") or {}).get(shape[0]) or {}
