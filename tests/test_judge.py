@@ -241,7 +241,7 @@ exit "$FAKE_EXIT"
 def test_memcheck_is_judged_from_its_exit_code_and_report(tmp_path, monkeypatch):
     """compute-sanitizer runs one call in a process of its own: its exit code and report
     make the memory_safety rung, and its own failure is "not run", never a pass."""
-    from pipeline.check.judge import memory_safety
+    from pipeline.check.outside import memory_safety
     from pipeline.check.plan import Case
     from pipeline.core.problem import load_op
 
@@ -266,6 +266,66 @@ def test_memcheck_is_judged_from_its_exit_code_and_report(tmp_path, monkeypatch)
     assert found["ok"] is False and "Invalid __global__ read" in found["reason"]
     assert "exited 1" in rung(1)["reason"]
     assert rung(1, "========= Error: Target application terminated")["ok"] is None  # the tool's own failure
+
+
+FAKE_NCU = """#!/bin/sh
+# a stand-in for ncu: an (empty) report where --export says if FAKE_KERNELS is set, its own
+# messages where --log-file says, its arguments in FAKE_ARGS; exits as told
+printf '%s\\n' "$@" > "$FAKE_ARGS"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --export) if [ -n "$FAKE_KERNELS" ]; then : > "$2"; fi; shift ;;
+    --log-file) printf '%s\\n' "$FAKE_LOG" > "$2"; shift ;;
+  esac
+  shift
+done
+exit "$FAKE_EXIT"
+"""
+
+
+def test_the_kernel_witness_names_a_calls_kernels_from_outside_the_runner(tmp_path, monkeypatch):
+    """Nsight Compute runs one call in a process of its own and names its kernels: torch's
+    compute kernels or none at all are a real_kernel rejection (the runner's record, CUPTI's
+    names included, is the candidate's process speaking); fills and copies are no compute;
+    ncu's own failure is "not run", the target's failure under it a rejection."""
+    from pipeline.check.outside import kernel_witness
+    from pipeline.check.plan import Case
+    from pipeline.core.problem import load_op
+    from pipeline.measure import ncu
+
+    tool = tmp_path / "ncu"
+    tool.write_text(FAKE_NCU)
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_ARGS", str(tmp_path / "args"))
+    monkeypatch.setattr(ncu, "read_report", lambda report: [
+        {"kernel": k.split("<")[0], "demangled": k} for k in os.environ["FAKE_KERNELS"].split("|")
+    ])  # fmt: skip
+    op = load_op("vector_add")
+    case = Case("random_shapes", torch.float32, {"n": 1001}, 7, op.make_inputs)
+
+    def rungs_after(exit_code=0, kernels="", log=""):
+        for name, value in (("FAKE_EXIT", str(exit_code)), ("FAKE_KERNELS", kernels), ("FAKE_LOG", log)):
+            monkeypatch.setenv(name, value)
+        rungs = Rungs()
+        kernel_witness(op, "kernels/vector_add/triton.py", case, rungs)
+        return rungs.rungs
+
+    add = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>(int, T2, T3)"
+    fill = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int, T2, T3)"
+    assert rungs_after(kernels="add_kernel")["kernel_witness"]["ok"] is True
+    args = (tmp_path / "args").read_text().split()
+    assert args[args.index("--clock-control") + 1] == "none" and "--log-file" in args
+    assert rungs_after(kernels=f"{fill}|add_kernel")["kernel_witness"]["ok"] is True
+    for kernels in (add, f"add_kernel|{add}", "nvjet_tst_128x256_64x4_2x1_v_bz_coopA_NNT"):
+        found = rungs_after(kernels=kernels)["real_kernel"]
+        assert found["ok"] is False and "torch's own compute kernels" in found["reason"], kernels
+    found = rungs_after()["real_kernel"]
+    assert found["ok"] is False and "saw no kernel" in found["reason"]
+    found = rungs_after(1, log="==ERROR== The application returned an error code (1).")["real_kernel"]
+    assert found["ok"] is False and "exited 1" in found["reason"]
+    denied = rungs_after(1, log="==ERROR== ERR_NVGPUCTRPERM - The user does not have permission")
+    assert denied["kernel_witness"]["ok"] is None and "real_kernel" not in denied
 
 
 def test_host_memory_handed_to_a_gpu_launch_is_seen():
@@ -371,3 +431,14 @@ def test_writes_no_watch_saw_on_a_cpu():
         ctypes.memmove(out.data_ptr(), total.ctypes.data, total.nbytes)
         Launcher().run(out)
     assert on_gpu.unseen_writes == 0
+
+
+def test_a_raised_exception_keeps_where_and_its_cause():
+    """The run rung's reason: an exception's first line and its last (Triton's
+    CompilationError puts the kernel's source between them)."""
+    from pipeline.check.runner import where_and_cause
+
+    text = "at 8:31:\ndef k(X):\n    y = x * LOG2E\n          ^\nNameError('LOG2E is not defined')\n"
+    assert where_and_cause(text) == "at 8:31: ... NameError('LOG2E is not defined')"
+    assert where_and_cause("one line") == "one line"
+    assert where_and_cause("") == ""

@@ -55,3 +55,52 @@ def test_ncu_invocation_keeps_clocks_and_filters_by_nvtx(tmp_path):
     assert "SpeedOfLight_HierarchicalTensorRooflineChart" in cmd
     assert "SpeedOfLight_RooflineChart" in ncu_command("ncu", tmp_path / "r", False, [])
     assert "SpeedOfLight_RooflineChart" not in cmd
+
+
+def test_kernel_names_tell_torch_and_cublas_from_a_candidate_or_a_library_it_wraps():
+    from pipeline.measure.kernel_names import torch_compute
+
+    ours = ["add_kernel", "softmax_kernel", "_rms_norm_forward_kernel", "softmax_row_kernel", "gemm_kernel_kernel",
+            "kernel_cutlass__softmax_kernel_ptrbf16gmemalign16_ptrbf16gmemalign16__BFloat16_4096_8_128_4_0"]  # fmt: skip
+    torch_own = [
+        "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float>>(T3)",
+        "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>(T2 *, const T1 *, int)",
+        "nvjet_tst_128x256_64x4_2x1_v_bz_coopA_NNT",
+        "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_execute_segment_k_off_kernel__5x_cublas",
+        "void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 4, 4, false, false>(T13)",
+    ]
+    moves = ["void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int, T2, T3)",
+             "void at::native::elementwise_kernel<128, 2, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase &)>",
+             "Memcpy DtoD (Device -> Device)", "Memset (Device)"]  # fmt: skip
+    assert torch_compute(ours + moves) == []
+    assert torch_compute(ours + torch_own + torch_own) == sorted(torch_own)
+
+
+def test_the_bench_witness_does_not_time_a_call_that_ran_torchs_kernels(tmp_path, monkeypatch):
+    """At the headline shape the bench runs one eager call under Nsight Compute in a fresh
+    process: torch's compute kernels there mean the figure is not the candidate's kernels'."""
+    import shutil
+    import subprocess
+    from types import SimpleNamespace
+
+    from pipeline.measure import ncu
+    from pipeline.stages import bench
+    from tests.conftest import REPO
+
+    def fake_ncu(cmd, **kwargs):
+        Path(cmd[cmd.index("--export") + 1]).write_bytes(b"")
+        return SimpleNamespace(returncode=0, stdout="", stderr="")
+
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/ncu")
+    monkeypatch.setattr(subprocess, "run", fake_ncu)
+    names = ["softmax_kernel"]
+    monkeypatch.setattr(ncu, "read_report", lambda report: [{"kernel": n.split("<")[0], "demangled": n,
+                                                               "gpu_time_ns": 100e3} for n in names])  # fmt: skip
+    path = REPO / "kernels" / "softmax" / "triton.py"
+    honest = bench.witness("softmax", path, "bfloat16", REPO, 105.0)
+    assert honest["witness_us"] == 100.0 and "witness_disagrees" not in honest
+    names.append(
+        "void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, c10::BFloat16>(T2 *, T1 *, int)"
+    )
+    torch_ran = bench.witness("softmax", path, "bfloat16", REPO, 105.0)
+    assert "torch's own compute kernels" in torch_ran["witness_disagrees"]

@@ -16,7 +16,9 @@ Rungs, in the order their failure is reported as *the* reason:
                         dtype and device
   real_kernel           a Triton/CuTe launch produced the output: no torch compute, NumPy
                         or DLPack views, or Python threads; the output was allocated in the
-                        call and is what the last launch left
+                        call and is what the last launch left (the runner's word, which the
+                        candidate can rewrite; on a GPU also Nsight Compute's names of one
+                        call's kernels, from outside its process: pipeline/check/outside.py)
   deferred_output       (GPU) the output was complete once the caller's stream was
                         synchronised: no work left on another stream
   no_cached_results     the same buffers with new contents (whole, or one element), repeated
@@ -25,6 +27,7 @@ Rungs, in the order their failure is reported as *the* reason:
   inputs_untouched      inputs are bit-identical after the call
   bounds                no write past the end of a buffer (red zones)
   unwritten_output      a second run with a different poison agrees: every element written
+  memory_safety         (GPU) compute-sanitizer's memcheck over one call (outside.py)
   accuracy/<dtype>/<family>
                         error figures against the reference (pipeline/check/accuracy.py),
                         on the cases pipeline/check/plan.py draws
@@ -44,9 +47,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from pipeline.check.plan import Case, dtype_name, plan_cases
+from pipeline.check.outside import kernel_witness, memory_safety
+from pipeline.check.plan import Case, plan_cases
 from pipeline.core.problem import DSL_PACKAGES  # missing ones make a candidate unverified here
-from pipeline.core.sandbox import Child, ChildDied, candidate_cache, sandboxed_target, trusted_parent
+from pipeline.core.sandbox import Child, ChildDied, candidate_cache, trusted_parent
+from pipeline.measure.kernel_names import torch_compute, torch_kernel, transfer
 
 PRIORITY = (
     "import",
@@ -288,16 +293,14 @@ class Checker:
             return  # an unwatched call: only its output is judged
         why = None
         gpu = record.get("gpu_kernels") or []
-        transfers = [k for k in gpu if _transfer(k)]  # CUPTI's copies and fills: not kernels
-        own = [k for k in gpu if not _torch_kernel(k) and not _transfer(k)]
-        torch_compute = [k for k in gpu if _torch_kernel(k) and not _moves_data(k)]
+        transfers = [k for k in gpu if transfer(k)]  # CUPTI's copies and fills: not kernels
+        own = [k for k in gpu if not torch_kernel(k) and not transfer(k)]
+        torch_ran = torch_compute(gpu)
         to_host = [k for k in transfers if "DtoH" in k]
         if record["launches"] == 0 and not own:
             why = "no Triton or CuTe kernel was launched"
-        elif torch_compute:
-            why = (
-                f"the GPU ran torch's own compute kernels ({'; '.join(sorted(set(torch_compute))[:3])[:300]})"
-            )
+        elif torch_ran:
+            why = f"the GPU ran torch's own compute kernels ({'; '.join(torch_ran[:3])[:300]})"
         elif to_host:  # host code read device data: whatever it computed, no kernel did
             why = (
                 f"device memory was copied to the host during the call ({to_host[0]}, {len(to_host)} copies)"
@@ -502,84 +505,6 @@ def believed(loaded: dict, path: Path) -> dict:
     return out
 
 
-def memory_safety(op, path: str, case: Case, rungs: Rungs) -> None:
-    """(GPU) compute-sanitizer's memcheck over one call at an odd shape, with torch's caching
-    allocator off, so a read or write past an input's end leaves the allocation it was in."""
-    import shutil
-    import subprocess
-
-    sanitizer = shutil.which("compute-sanitizer")
-    if not sanitizer:
-        rungs.needs_gpu("memory_safety", "compute-sanitizer is not on PATH here", status="needs tool")
-        return
-    with (
-        tempfile.TemporaryDirectory(prefix="kpipe-sanitize-") as scratch,
-        tempfile.TemporaryDirectory() as own,
-    ):
-        target, env = sandboxed_target("pipeline.measure.launch", ["sanitize", op.name, str(Path(path).resolve()),
-                                       dtype_name(case.dtype), json.dumps(case.shape), str(case.seed),
-                                       str(op.path.parents[1])], Path(scratch), candidate_cache(Path(path), "cuda"),
-                                       network=True, env={"PYTORCH_NO_CUDA_MEMORY_CACHING": "1"})  # fmt: skip
-        # (network kept, as for ncu: the tool may reach its target through a socket)
-        # The tool's own report goes to a file of ours, apart from what the target prints.
-        log = Path(own) / "sanitizer.log"
-        # API errors are not memory errors: CuTe DSL's runtime asks the driver for entry points
-        # it may lack (cuGetProcAddress: CUDA_ERROR_INVALID_VALUE), which memcheck's default
-        # reports as errors, so a correct CuTe kernel was rejected on the H200 (2026-12-02).
-        cmd = [sanitizer, "--tool", "memcheck", "--report-api-errors", "no", "--error-exitcode", "86",
-               "--print-limit", "4", "--log-file", str(log), *target]  # fmt: skip
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=scratch, timeout=600)
-        except subprocess.TimeoutExpired:
-            rungs.failed(
-                "memory_safety", "the call under compute-sanitizer did not finish within 600 s", case
-            )
-            return
-        report = log.read_text(errors="replace") if log.is_file() else ""
-    sanitizer_verdict(proc.returncode, report, proc.stdout + proc.stderr, case, rungs)
-
-
-def sanitizer_verdict(code: int, report: str, printed: str, case: Case, rungs: Rungs) -> None:
-    """The memory_safety rung from compute-sanitizer's exit code, its report and what the
-    target printed."""
-    if code == 86:
-        found = [
-            line.strip("= ").strip() for line in report.splitlines() if "Invalid" in line or "Address" in line
-        ]
-        rungs.failed("memory_safety", "compute-sanitizer memcheck: " + "; ".join(found[:3]), case)
-    elif code != 0 and "Error:" in report and "Target application returned" not in report:
-        tail = " ".join(report.split()[-25:])
-        rungs.needs_gpu(
-            "memory_safety", f"compute-sanitizer could not run (exit {code}): {tail}", status="not run"
-        )
-    elif code != 0:
-        tail = " ".join(printed.split()[-25:])
-        rungs.failed("memory_safety", f"the call under compute-sanitizer exited {code}: {tail}", case)
-    else:
-        rungs.passed("memory_safety")
-
-
-def _torch_kernel(name: str) -> bool:
-    """A kernel of torch itself (aten) or of cuBLAS, by CUPTI's name for it."""
-    return (
-        "at::native" in name
-        or name.startswith(("void at::", "at::"))
-        or name.startswith(("nvjet", "sm90_xmma"))
-    )
-
-
-def _transfer(name: str) -> bool:
-    """A copy or fill the driver did (CUPTI names them "Memcpy DtoH (Device -> Pageable)",
-    "Memset (Device)"): no kernel ran, whoever asked for it."""
-    return name.startswith(("Memcpy", "Memset"))
-
-
-def _moves_data(name: str) -> bool:
-    """torch kernels that compute nothing: fills (torch.zeros, the judge's poison) and
-    copies (.contiguous(), the runner's own snapshots)."""
-    return "FillFunctor" in name or "copy" in name.lower()
-
-
 def can_run(backend: str, device: str, dtype, autotuned: bool = False) -> str | None:
     """None if this dtype can be checked here, else why it needs a GPU."""
     import torch
@@ -716,6 +641,11 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
         # which it had rejected in both runs that ran it after the cases; the cause is not
         # known, so it runs where it was seen to work.
         probes += [("memory_safety", lambda c=c: memory_safety(op, path, c, rungs)) for c in odd[:1]]
+        # The runner's record (CUPTI's names included) is the candidate's process speaking:
+        # Nsight Compute names one call's kernels from outside it (pipeline/check/outside.py).
+        probes += [
+            ("kernel_witness", lambda c=c: kernel_witness(op, path, c, rungs)) for c in (odd or first)[:1]
+        ]
     completed = False
     try:
         for phase, probe in probes:

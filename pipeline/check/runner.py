@@ -162,6 +162,16 @@ def _overlaps(a, b) -> bool:
     return sa.nbytes() > 0 and sb.nbytes() > 0 and lo_a < lo_b + sb.nbytes() and lo_b < lo_a + sa.nbytes()
 
 
+def where_and_cause(text: str) -> str:
+    """An exception's first line and, when it runs longer, its last: Triton's
+    CompilationError opens with "at 8:31:" and the kernel's source, and ends with the cause
+    (H200, 2026-12-04-c: the reason read "raised CompilationError: at 8:31:", no cause)."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if len(lines) <= 1:
+        return lines[0] if lines else ""
+    return f"{lines[0]} ... {lines[-1]}"
+
+
 def serve(conn: Connection, hello: dict) -> None:
     runner = Runner(hello["device"])
     try:
@@ -176,11 +186,10 @@ def serve(conn: Connection, hello: dict) -> None:
         try:
             reply = runner.call(msg)
         except Exception as exc:  # the candidate raised: data for the judge
-            text = str(exc).strip()
             reply = {
-                "raised": f"{type(exc).__name__}: {text.splitlines()[0] if text else ''}",
+                "raised": f"{type(exc).__name__}: {where_and_cause(str(exc))}",
                 "raised_in": type(exc).__module__ or "",
-                "cuda": "CUDA" in text or "cuda" in type(exc).__name__.lower(),
+                "cuda": "CUDA" in str(exc) or "cuda" in type(exc).__name__.lower(),
                 "trace": traceback.format_exc(limit=-4),
             }
         send(conn, reply)

@@ -7,6 +7,9 @@ python -m pipeline.measure.launch proton OP FILE DTYPE SHAPE_INDEX ROOT STEM
     one call under Proton's instrumentation backend; it writes STEM.hatchet
 python -m pipeline.measure.launch sanitize OP FILE DTYPE SHAPE_JSON SEED ROOT
     one call under compute-sanitizer (the judge's memory_safety rung)
+python -m pipeline.measure.launch witness OP FILE DTYPE SHAPE_JSON SEED ROOT
+    under ncu, as `ncu` but at a shape the judge draws: which kernels one call runs, seen
+    from outside the candidate's process (the judge's kernel witness)
 """
 
 from __future__ import annotations
@@ -24,19 +27,46 @@ def run_candidate(op_name: str, path: str, dtype_name: str, shape_index: int, ro
     import torch
 
     from pipeline.core.problem import load_candidate, load_op
-    from pipeline.measure.ncu import NVTX_RANGE
 
     op = load_op(op_name, root)
     cand = load_candidate(op, path, root)
     shape = op.BENCH_SHAPES[shape_index]
     dtype = getattr(torch, dtype_name)
     warm = op.make_inputs(secrets.randbelow(2**31), "cuda", dtype, **shape)
-    for _ in range(2):
-        cand.kernel(*warm)
     inputs = op.make_inputs(secrets.randbelow(2**31), "cuda", dtype, **shape)
+    return call_in_range(cand.kernel, warm, inputs, warm_calls=2)
+
+
+def run_witnessed(op_name: str, path: str, dtype_name: str, shape: str, seed: int, root: str) -> int:
+    """Under ncu, for the judge: one warm-up call (compile, autotune), then one call on new
+    inputs inside the NVTX range."""
+    import json
+
+    import torch
+
+    from pipeline.core.problem import load_candidate, load_op
+
+    op = load_op(op_name, root)
+    cand = load_candidate(op, path, root)
+    dtype, dims = getattr(torch, dtype_name), json.loads(shape)
+    warm = op.make_inputs(seed + 1, "cuda", dtype, **dims)
+    inputs = op.make_inputs(seed, "cuda", dtype, **dims)
+    return call_in_range(cand.kernel, warm, inputs, warm_calls=1)
+
+
+def call_in_range(kernel, warm: tuple, inputs: tuple, warm_calls: int) -> int:
+    """Warm-up calls, then one call inside the NVTX range ncu keeps, synchronised, so every
+    kernel of the call is inside it whatever stream it ran on (and none of the inputs'
+    making is)."""
+    import torch
+
+    from pipeline.measure.ncu import NVTX_RANGE
+
+    for _ in range(warm_calls):
+        kernel(*warm)
     torch.cuda.synchronize()
     torch.cuda.nvtx.range_push(NVTX_RANGE)
-    cand.kernel(*inputs)
+    kernel(*inputs)
     torch.cuda.synchronize()
     torch.cuda.nvtx.range_pop()
     return 0
@@ -87,14 +117,17 @@ def main(argv=None) -> int:
         for name in ("op", "file", "dtype", "shape_index", "root"):
             p.add_argument(name, type=int if name == "shape_index" else str)
     sub.choices["proton"].add_argument("stem")
-    p = sub.add_parser("sanitize")
-    for name in ("op", "file", "dtype", "shape", "seed", "root"):
-        p.add_argument(name, type=int if name == "seed" else str)
+    for tool in ("sanitize", "witness"):
+        p = sub.add_parser(tool)
+        for name in ("op", "file", "dtype", "shape", "seed", "root"):
+            p.add_argument(name, type=int if name == "seed" else str)
     a = parser.parse_args(argv)
     if a.tool == "ncu":
         return run_candidate(a.op, a.file, a.dtype, a.shape_index, a.root)
     if a.tool == "sanitize":
         return run_sanitized(a.op, a.file, a.dtype, a.shape, a.seed, a.root)
+    if a.tool == "witness":
+        return run_witnessed(a.op, a.file, a.dtype, a.shape, a.seed, a.root)
     return run_proton(a.op, a.file, a.dtype, a.shape_index, a.root, a.stem)
 
 

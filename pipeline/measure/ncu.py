@@ -39,12 +39,13 @@ SUMMED = {"gpu_time_ns", "dram_bytes_read", "dram_bytes_write", "local_store_byt
 SECTIONS = ["SpeedOfLight", "MemoryWorkloadAnalysis", "ComputeWorkloadAnalysis", "Occupancy", "LaunchStats"]
 
 
-def witness_command(ncu: str, report: Path, target: list[str]) -> list[str]:
+def witness_command(ncu: str, report: Path, target: list[str], log: Path | None = None) -> list[str]:
     """ncu timing one call (every kernel of it, on any stream) and nothing else. `target`:
-    the locked-down launcher (pipeline/core/sandbox.py: sandboxed_target)."""
+    the locked-down launcher (pipeline/core/sandbox.py: sandboxed_target). `log`: where ncu
+    writes its own messages, apart from what the target prints (which could imitate them)."""
     cmd = [ncu, "--clock-control", "none", "--target-processes", "all", "--nvtx", "--nvtx-include",
            f"{NVTX_RANGE}/", "--force-overwrite", "--export", str(report), "--metrics", "gpu__time_duration.sum"]  # fmt: skip
-    return cmd + target
+    return cmd + (["--log-file", str(log)] if log else []) + target
 
 
 def ncu_command(ncu: str, report: Path, tensor_roofline: bool, target: list[str]) -> list[str]:
@@ -84,7 +85,11 @@ def read_report(report: Path) -> list[dict]:
             rng = ctx.range_by_idx(r)
             for a in range(rng.num_actions()):
                 action = rng.action_by_idx(a)
-                row = {"kernel": action.name()}
+                # the short name for tables; the whole one says whose it is (at::native::...)
+                row = {
+                    "kernel": action.name(),
+                    "demangled": action.name(ncu_report.IAction.NameBase_DEMANGLED),
+                }
                 for name, key in METRICS.items():
                     metric = action.metric_by_name(name)
                     if metric is not None and metric.has_value():
@@ -95,7 +100,18 @@ def read_report(report: Path) -> list[dict]:
     if not ncu:
         raise RuntimeError("no ncu_report module and no ncu to export the report as CSV")
     out = subprocess.run(
-        [ncu, "--import", str(report), "--csv", "--page", "raw", "--print-units", "base"],
+        [
+            ncu,
+            "--import",
+            str(report),
+            "--csv",
+            "--page",
+            "raw",
+            "--print-units",
+            "base",
+            "--print-kernel-base",
+            "demangled",
+        ],
         capture_output=True,
         text=True,
         check=True,
@@ -133,6 +149,7 @@ def parse_raw_csv(text: str) -> list[dict]:
             continue
         rec = dict(zip(header, r))
         row = {"kernel": rec.get("Kernel Name", "")}
+        row["demangled"] = row["kernel"]  # (exported with --print-kernel-base demangled)
         for name, key in METRICS.items():
             if name in rec and rec[name] not in ("", "n/a"):
                 row[key] = float(rec[name].replace(",", ""))
@@ -144,7 +161,7 @@ def summarize(kernels: list[dict], cost_bytes: int) -> dict:
     """One call's figures: sums for times and bytes, time-weighted means for percentages."""
     total_time = sum(k.get("gpu_time_ns", 0.0) for k in kernels) or 1.0
     out = {"kernels": [k["kernel"] for k in kernels], "launches": len(kernels)}
-    keys = {key for k in kernels for key in k if key != "kernel"}
+    keys = {key for k in kernels for key in k if key not in ("kernel", "demangled")}
     for key in sorted(keys):
         values = [(k[key], k.get("gpu_time_ns", 0.0)) for k in kernels if key in k]
         if key in SUMMED:
