@@ -22,6 +22,9 @@ unwritten_output rungs):
     launch or watched op made (raw pointers, torch with its dispatcher bypassed) shows.
     So must a buffer made before the call that an earlier call's launch was handed (a
     scratch kept across calls): from its bytes at the call's start (CallMonitor.kept).
+  * on a CPU, host values entering torch (a tensor made from a list or a NumPy array, a
+    move out of memory torch did not allocate) past HOST_CONSTANT_BYTES a call, and an
+    interpreted kernel body that can reach a host object (pipeline/check/interpreted.py).
 This runs in the candidate's own process, so a candidate can patch it: it is one witness
 among several, and never the judge of correctness, which only ever looks at outputs.
 """
@@ -161,6 +164,17 @@ class CallRecord:
     unseen_writes: int = 0  # times an allocation held bytes no launch or watched op wrote
     host_constant_bytes: int = 0  # bytes copied from the host to the device (HOST_CONSTANT_BYTES)
 
+    def host_made(self, t: torch.Tensor) -> None:
+        """(CPU) A tensor made from host values: a constant up to HOST_CONSTANT_BYTES a call, as
+        on a GPU; past that, results host code computed (it read the inputs where no watch
+        can see a read: tolist(), a NumPy array over their addresses)."""
+        self.host_constant_bytes += t.numel() * t.element_size()
+        if self.host_constant_bytes > HOST_CONSTANT_BYTES and not any(
+            "host values" in v for v in self.host_views
+        ):
+            self.host_views.append(f"tensors made from host values ({self.host_constant_bytes} bytes in one call, "
+                                   f"over {HOST_CONSTANT_BYTES}: results computed on the host)")  # fmt: skip
+
     def check_unseen(self, allocations: list | None = None) -> None:
         """(CPU) Each allocation against what the watch last saw in it; a difference was
         written by something no watch saw. Counted once, then taken as seen."""
@@ -250,6 +264,10 @@ class _Watch(TorchDispatchMode):
         if name in ("_to_copy", "copy_") and _host_constant(name, args, kwargs, rec):
             result = func(*args, **kwargs)
             return self.monitor.poisoned_alloc(result, keep_values=True) if name == "_to_copy" else result
+        if rec.watch_writes and _from_host(self.monitor, name, args):
+            result = func(*args, **kwargs)
+            rec.host_made(result if name == "lift_fresh" else args[0])
+            return result
         if name in LAYOUT and _one_dtype_one_device(args):
             # a move, no compute: a strided input made contiguous, or a kernel's output moved
             # out of a padded buffer (out[:, :N].contiguous()), which stays the kernel's. A
@@ -302,6 +320,15 @@ def _host_constant(name: str, args, kwargs, rec: CallRecord) -> bool:
         return False
     rec.host_constant_bytes += size
     return True
+
+
+def _from_host(monitor: CallMonitor, name: str, args) -> bool:
+    """(CPU) Host values entering torch: a tensor made from a Python list or a NumPy array
+    (torch.tensor, as_tensor: aten's lift_fresh), or a layout move out of memory torch did not
+    allocate (frombuffer). The GPU's counterpart is a copy from the host (_host_constant)."""
+    if name == "lift_fresh":
+        return True
+    return name in LAYOUT and any(monitor.foreign(a) for a in args if isinstance(a, torch.Tensor))
 
 
 def _one_dtype_one_device(args) -> bool:
@@ -527,6 +554,12 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
                 # pinned host memory a GPU kernel reads and writes directly: host code can
                 # compute there with no copy for CUPTI to see
                 rec.host_views.append("host memory handed to a GPU kernel launch")
+        if kind == "triton-interpreter" and rec is not None and rec.watch_writes:
+            from pipeline.check.interpreted import host_reach
+
+            why = host_reach(self_, args, kwargs)  # a body the interpreter runs as host Python
+            if why:
+                rec.host_views.append(why)
         if callable(kwargs.get("grid")):
             kwargs["grid"] = _outside_launch(monitor, kwargs["grid"])
         monitor.depth += 1

@@ -1,0 +1,170 @@
+"""(CPU) What Triton's interpreter would run at a launch that a GPU compile never would.
+
+On a GPU a @triton.jit function's body is compiled: Python in it (a call of some module's
+function on constexprs, say) runs once, at compile time, and the compiled kernel reaches no
+host object. Triton's interpreter runs the body as Python at every launch, so a body that
+reaches a host object (a dict holding the call's tensors, a plain Python function, a module
+such as torch or sys) computes on the host while it "launches", where the watch lets torch
+through (the interpreter itself uses it). So a launched body, and every jit function it
+calls, may name only what Triton's compiler lets it name (triton.compiler.code_generator,
+global_lookup): triton's own modules and objects and `math`, other jit functions, constexprs
+and plain numbers, and Triton's builtins (range, min, ...); a launch's arguments and the
+function's defaults may only be tensors, numbers, strings, constexprs, dtypes or jit
+functions; and no pre-run hook may run inside the launch.
+"""
+
+from __future__ import annotations
+
+import builtins
+import dis
+import functools
+import os
+from types import CodeType, FunctionType, ModuleType
+
+# The Python builtins a jit body may name (code_generator.CodeGenerator.builtin_namespace).
+TRITON_BUILTINS = frozenset(("len", "list", "range", "float", "int", "isinstance", "getattr", "hasattr", "print",
+                             "min", "max"))  # fmt: skip
+PLAIN = (int, float, bool, str, complex, type(None))
+
+
+def host_reach(launched, args: tuple, kwargs: dict) -> str | None:
+    """Why this interpreted launch could run host code on the call's data, or None."""
+    for name, value in [*enumerate(args), *kwargs.items()]:
+        if name != "grid" and not _data_free(value, argument=True):  # the grid callable is watched
+            return (
+                f"{_kind(value)} handed to a kernel as argument {name!r} (its body may run it as host code)"
+            )
+    todo, seen = [launched], set()
+    while todo:
+        jit = todo.pop()
+        fn = getattr(jit, "fn", jit)
+        if id(fn) in seen or not hasattr(fn, "__code__"):
+            continue
+        seen.add(id(fn))
+        if getattr(jit, "pre_run_hooks", None):
+            return f"pre-run hooks of {fn.__name__} (host code run inside its launch)"
+        for value in (*(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values()):
+            if not _data_free(value, argument=True):
+                return (
+                    f"{_kind(value)} among the defaults of {fn.__name__} (its body may run it as host code)"
+                )
+        for name, value in _named(fn):
+            why = _refused(name, value)
+            if why:
+                return (
+                    f"the body of {fn.__name__}, which names {why} (the interpreter runs it as host code at "
+                    "every launch; a GPU compile refuses it, or runs it once)"
+                )
+            if _is_jit(value):
+                todo.append(value)
+    return None
+
+
+def _named(fn) -> list[tuple[str, object]]:
+    """(name, value) of every global and closure variable the function's code loads."""
+    missing = object()
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    found = []
+    for name in _loaded_globals(fn.__code__):
+        value = fn.__globals__.get(name, missing)
+        if value is missing:
+            value = getattr(builtins, name, missing)
+        if value is not missing:
+            found.append((name, value))
+    for name, cell in cells.items():
+        try:
+            found.append((name, cell.cell_contents))
+        except ValueError:  # an empty cell
+            pass
+    return found
+
+
+@functools.lru_cache(maxsize=512)
+def _loaded_globals(code: CodeType) -> tuple[str, ...]:
+    names = set()
+    for ins in dis.get_instructions(code):
+        if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+            names.add(str(ins.argval))
+    for const in code.co_consts:  # comprehensions and nested functions
+        if isinstance(const, CodeType):
+            names.update(_loaded_globals(const))
+    return tuple(sorted(names))
+
+
+def _refused(name: str, value) -> str | None:
+    if value is getattr(builtins, name, None) and not isinstance(value, ModuleType):
+        return None if name in TRITON_BUILTINS else f"the builtin {name}"
+    if isinstance(value, ModuleType):
+        module = value.__name__
+        return (
+            None
+            if module == "math" or module.split(".")[0] == "triton"
+            else f"the module {module} (as {name})"
+        )
+    return None if _data_free(value) else f"{_kind(value)} (global {name})"
+
+
+def _data_free(value, argument: bool = False) -> bool:
+    """A value that can carry no host object into a body: a number, a string, triton's own
+    objects (a constexpr of such a value, a dtype, a language function), a jit function; as
+    a launch argument also a tensor (a pointer to the kernel) or a tensor-like (judged by the
+    launch's watch). Told by where the code of their functions and classes lives."""
+    import triton.language as tl
+
+    if isinstance(value, PLAIN) or _is_jit(value):
+        return True
+    if isinstance(value, tuple):
+        return all(_data_free(v, argument) for v in value)
+    if argument and hasattr(value, "data_ptr"):
+        return True
+    if isinstance(value, tl.constexpr):
+        return _triton_class(type(value)) and _data_free(value.value, argument)
+    if isinstance(value, FunctionType):
+        return _in_triton(value.__code__.co_filename)
+    if isinstance(value, type):
+        return _triton_class(value)
+    state = getattr(value, "__dict__", {})
+    return _triton_class(type(value)) and all(_data_free(v, argument) for v in state.values())
+
+
+def _is_jit(value) -> bool:
+    """Triton's own jit function types, exactly (a subclass could override how it is called)."""
+    from triton.runtime.autotuner import Autotuner, Heuristics
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
+
+    return type(value) in (InterpretedFunction, JITFunction, Autotuner, Heuristics)
+
+
+@functools.lru_cache(maxsize=256)
+def _triton_class(cls: type) -> bool:
+    """Every class it derives from (but object's builtins) is triton's, by its functions'
+    files."""
+    for klass in cls.__mro__:
+        if klass.__module__ == "builtins":
+            continue
+        if klass.__module__.split(".")[0] != "triton":
+            return False
+        for member in vars(klass).values():
+            member = getattr(member, "__func__", getattr(member, "fget", member))
+            if isinstance(member, FunctionType) and not _in_triton(member.__code__.co_filename):
+                return False
+    return True
+
+
+@functools.lru_cache(maxsize=1)
+def _triton_dir() -> str:
+    import triton
+
+    return os.path.dirname(os.path.realpath(triton.__file__)) + os.sep
+
+
+def _in_triton(filename: str) -> bool:
+    return os.path.realpath(filename).startswith(_triton_dir())
+
+
+def _kind(value) -> str:
+    if isinstance(value, FunctionType):
+        return f"the Python function {value.__qualname__}"
+    module = type(value).__module__
+    return f"a {'' if module == 'builtins' else module + '.'}{type(value).__qualname__}"
