@@ -23,8 +23,10 @@ unwritten_output rungs):
     So must a buffer made before the call that an earlier call's launch was handed (a
     scratch kept across calls): from its bytes at the call's start (CallMonitor.kept).
   * on a CPU, host values entering torch (a tensor made from a list or a NumPy array, a
-    move out of memory torch did not allocate) past HOST_CONSTANT_BYTES a call, and an
-    interpreted kernel body that can reach a host object (pipeline/check/interpreted.py).
+    move out of memory torch did not allocate) past HOST_CONSTANT_BYTES a call, an
+    interpreted kernel body that can reach a host object (pipeline/check/interpreted.py),
+    and host code set to run by itself inside a launch (a tracer, a signal handler:
+    _host_hooks; no garbage collection runs there).
 This runs in the candidate's own process, so a candidate can patch it: it is one witness
 among several, and never the judge of correctness, which only ever looks at outputs.
 """
@@ -33,8 +35,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gc
 import importlib.util
 import os
+import signal
 import sys
 import threading
 import weakref
@@ -353,6 +357,7 @@ class CallMonitor:
         _patch_launchers()
         _patch_host_views()
         _patch_threads()
+        self.hooks_before = _hook_state()  # before the candidate's import
 
     @contextlib.contextmanager
     def call(self, poison: float = float("nan")):
@@ -563,6 +568,12 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
         if callable(kwargs.get("grid")):
             kwargs["grid"] = _outside_launch(monitor, kwargs["grid"])
         monitor.depth += 1
+        collecting = False
+        if rec is not None and monitor.depth == 1 and rec.watch_writes:
+            rec.host_views += _host_hooks(monitor.hooks_before)
+            # no collection inside the launch: its callbacks and finalizers would run there
+            collecting = gc.isenabled()
+            gc.disable()
         if count and rec is not None and monitor.depth == 1 and rec.watch_writes:
             rec.check_unseen()  # what the launch may read holds what the watch last saw (inside: unwatched)
             monitor.check_kept((*args, *kwargs.values()))
@@ -577,10 +588,35 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
                 rec.snapshot_allocations()  # still inside the launch: not the candidate's op
                 if rec.watch_writes:
                     monitor.keep((*args, *kwargs.values()))
+            if collecting:
+                gc.enable()
             monitor.depth -= 1
 
     launch._kpipe_wrapped = True
     setattr(cls, method, launch)
+
+
+def _hook_state() -> dict:
+    """What would run host code by itself while a launch runs: the tracer and profiler, PEP
+    669 tools (Python 3.12+), and the Python signal handlers (an interval timer's, or another
+    process's signal)."""
+    monitoring = getattr(sys, "monitoring", None)
+    state = {"a trace function": sys.gettrace(), "a profile function": sys.getprofile(),
+             "a sys.monitoring tool": tuple(monitoring.get_tool(i) for i in range(6)) if monitoring else ()}  # fmt: skip
+    for sig in signal.valid_signals():
+        try:
+            state[f"a Python handler for signal {getattr(sig, 'name', sig)}"] = signal.getsignal(sig)
+        except (ValueError, OSError):
+            pass
+    return state
+
+
+def _host_hooks(before: dict) -> list[str]:
+    """(CPU) Such hooks set since the watch was installed (before the candidate's import),
+    where the watch lets torch through (the interpreter uses it)."""
+    now = _hook_state()
+    return [f"{what}, set to run inside a kernel launch" for what, value in now.items() if before.get(what) is not value
+            and before.get(what) != value]  # fmt: skip
 
 
 def _in_host_memory(arg) -> bool:
@@ -635,6 +671,12 @@ RAW_MEMORY_EVENTS = frozenset(
 )
 
 
+# Audit events by which Python code hooks the interpreter (a tracer, a profiler, a PEP 669
+# tool): its function then runs inside a launch too. Refused once the candidate has loaded;
+# one set at import is seen at each launch (_host_hooks).
+HOOK_EVENTS = frozenset(("sys.settrace", "sys.setprofile", "sys.monitoring.register_callback"))
+
+
 def forbid_raw_memory() -> None:
     """On a CPU the device's memory is the host's, so host code that reads and writes tensors
     through raw pointers computes where no watch sees it. An audit hook refuses ctypes
@@ -651,6 +693,9 @@ def forbid_raw_memory() -> None:
                 "device's memory is the host's: host code computing through raw pointers is "
                 "invisible to the watch)"
             )
+        if event in HOOK_EVENTS:
+            raise PermissionError(f"{event}: a candidate may not hook the interpreter on a CPU (a hook runs "
+                                  "host code inside a kernel launch, where the watch lets torch through)")  # fmt: skip
 
     sys.addaudithook(refuse)
 
