@@ -442,3 +442,67 @@ def test_a_raised_exception_keeps_where_and_its_cause():
     assert where_and_cause(text) == "at 8:31: ... NameError('LOG2E is not defined')"
     assert where_and_cause("one line") == "one line"
     assert where_and_cause("") == ""
+
+
+_STASH = {"add": torch.add}
+_LIMIT = 4.0
+
+
+def _host_add():
+    return 0
+
+
+def test_an_interpreted_body_may_name_only_what_a_gpu_compile_accepts():
+    """Triton's interpreter runs a jit body as Python at every launch; a body, or a jit
+    function it calls, that names a host object (a Python function, a dict of torch's
+    functions, a module such as torch), or a launch handed one, could compute on the host
+    inside the launch. What Triton's compiler lets a body name passes."""
+    import math
+
+    import triton
+    import triton.compiler.code_generator  # noqa: F401
+    import triton.language as tl
+    from triton.runtime.interpreter import InterpretedFunction
+
+    from pipeline.check.interpreted import host_reach
+
+    def helper(v):
+        return tl.maximum(v, 0.0)
+
+    helper_jit = InterpretedFunction(helper)
+
+    def clean(x_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        v = tl.load(x_ptr + offs, mask=offs < min(n, BLOCK), other=-float("inf"))
+        tl.store(x_ptr + offs, helper_jit(v) * math.log2(_LIMIT), mask=offs < n)
+
+    def names_a_function(x_ptr):
+        _host_add()
+
+    def names_a_dict(x_ptr):
+        _STASH["add"](x_ptr, x_ptr)
+
+    def names_torch(x_ptr):
+        torch.add(x_ptr, x_ptr)
+
+    def names_abs(x_ptr):
+        abs(x_ptr)
+
+    def reaches_sys(x_ptr):
+        triton.compiler.code_generator.inspect.sys.modules
+
+    def dunder(x_ptr):
+        x_ptr.__class__
+
+    jit = InterpretedFunction
+    x = torch.zeros(4)
+    assert host_reach(jit(clean), (x, 4), {"BLOCK": 4, "grid": (1,), "num_warps": 4}) is None
+    for body, named in ((names_a_function, "_host_add"), (names_a_dict, "_STASH"), (names_torch, "torch"),
+                        (names_abs, "abs"), (reaches_sys, "code_generator.inspect"), (dunder, "__class__")):  # fmt: skip
+        why = host_reach(jit(body), (x,), {})
+        assert why is not None and named in why, (body.__name__, why)
+    assert "argument 'HOOK'" in host_reach(jit(clean), (x, 4), {"HOOK": _host_add})
+    assert "argument 1" in host_reach(jit(clean), (x, {"args": (x,)}), {})
+    hooked = jit(clean)
+    hooked.add_pre_run_hook(lambda *a, **k: None)
+    assert "pre-run hooks" in host_reach(hooked, (x, 4), {})

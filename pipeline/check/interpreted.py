@@ -18,8 +18,11 @@ from __future__ import annotations
 import builtins
 import dis
 import functools
+import inspect
 import os
-from types import CodeType, FunctionType, ModuleType
+import sys
+import sysconfig
+from types import BuiltinFunctionType, CodeType, FunctionType, ModuleType
 
 # The Python builtins a jit body may name (code_generator.CodeGenerator.builtin_namespace).
 TRITON_BUILTINS = frozenset(("len", "list", "range", "float", "int", "isinstance", "getattr", "hasattr", "print",
@@ -38,8 +41,8 @@ def host_reach(launched, args: tuple, kwargs: dict) -> str | None:
     while todo:
         jit = todo.pop()
         fn = getattr(jit, "fn", jit)
-        if id(fn) in seen or not hasattr(fn, "__code__"):
-            continue
+        if id(fn) in seen or not hasattr(fn, "__code__") or _in_triton(fn.__code__.co_filename):
+            continue  # (triton's own jit functions, tl.sum's body say, are triton's business)
         seen.add(id(fn))
         if getattr(jit, "pre_run_hooks", None):
             return f"pre-run hooks of {fn.__name__} (host code run inside its launch)"
@@ -61,39 +64,82 @@ def host_reach(launched, args: tuple, kwargs: dict) -> str | None:
 
 
 def _named(fn) -> list[tuple[str, object]]:
-    """(name, value) of every global and closure variable the function's code loads."""
+    """(name, value) of every global and closure variable the function's code loads, and of
+    every attribute of them it loads (`triton.compiler.code_generator.sys`, say): the
+    attribute read as it is, without running a descriptor. A name or attribute of the dunder
+    or frame kind is refused outright (`x.__class__.__init__.__globals__` reaches anything)."""
     missing = object()
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    chains, unsafe = _code_facts(fn.__code__)
+    if unsafe:
+        return [(f"the attribute {unsafe[0]}", _UNSAFE)]
     found = []
-    for name in _loaded_globals(fn.__code__):
-        value = fn.__globals__.get(name, missing)
-        if value is missing:
-            value = getattr(builtins, name, missing)
-        if value is not missing:
+    for head, *attrs in chains:
+        if head in cells:
+            try:
+                value = cells[head].cell_contents
+            except ValueError:  # an empty cell
+                continue
+        else:
+            value = fn.__globals__.get(head, missing)
+            if value is missing:
+                value = getattr(builtins, head, missing)
+        name = head
+        for attr in [None, *attrs]:
+            if attr is not None:
+                value = inspect.getattr_static(value, attr, missing)
+                name = f"{name}.{attr}"
+            if value is missing:
+                break
             found.append((name, value))
-    for name, cell in cells.items():
-        try:
-            found.append((name, cell.cell_contents))
-        except ValueError:  # an empty cell
-            pass
     return found
 
 
+_UNSAFE = object()
+# Attributes no kernel body needs that lead from any object to any other.
+FRAME_ATTRS = frozenset(("f_globals", "f_locals", "f_back", "f_builtins", "gi_frame", "cr_frame", "ag_frame",
+                         "tb_frame", "tb_next", "mro"))  # fmt: skip
+CHAIN_OPS = ("LOAD_ATTR", "LOAD_METHOD")
+HEAD_OPS = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF")
+
+
 @functools.lru_cache(maxsize=512)
-def _loaded_globals(code: CodeType) -> tuple[str, ...]:
-    names = set()
+def _code_facts(code: CodeType) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
+    """The attribute chains the code loads from a global or closure variable, and any dunder
+    or frame attribute it touches; nested code (comprehensions, inner functions) included."""
+    chains, unsafe, chain = set(), [], None
     for ins in dis.get_instructions(code):
-        if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
-            names.add(str(ins.argval))
-    for const in code.co_consts:  # comprehensions and nested functions
+        if ins.opname in CHAIN_OPS + ("STORE_ATTR", "DELETE_ATTR"):
+            attr = str(ins.argval)
+            if attr.startswith("__") or attr in FRAME_ATTRS:
+                unsafe.append(attr)
+        if ins.opname in HEAD_OPS:
+            if chain:
+                chains.add(tuple(chain))
+            chain = [str(ins.argval)]
+        elif ins.opname in CHAIN_OPS and chain is not None:
+            chain.append(str(ins.argval))
+        else:
+            if chain:
+                chains.add(tuple(chain))
+            chain = None
+    if chain:
+        chains.add(tuple(chain))
+    for const in code.co_consts:
         if isinstance(const, CodeType):
-            names.update(_loaded_globals(const))
-    return tuple(sorted(names))
+            inner_chains, inner_unsafe = _code_facts(const)
+            chains.update(inner_chains)
+            unsafe += inner_unsafe
+    return tuple(sorted(chains)), tuple(unsafe)
 
 
 def _refused(name: str, value) -> str | None:
+    if value is _UNSAFE:
+        return name
     if value is getattr(builtins, name, None) and not isinstance(value, ModuleType):
         return None if name in TRITON_BUILTINS else f"the builtin {name}"
+    if isinstance(value, BuiltinFunctionType) and getattr(value, "__module__", None) == "math":
+        return None  # math.log2 and the like: numbers in, a number out
     if isinstance(value, ModuleType):
         module = value.__name__
         return (
@@ -105,16 +151,20 @@ def _refused(name: str, value) -> str | None:
 
 
 def _data_free(value, argument: bool = False) -> bool:
-    """A value that can carry no host object into a body: a number, a string, triton's own
-    objects (a constexpr of such a value, a dtype, a language function), a jit function; as
-    a launch argument also a tensor (a pointer to the kernel) or a tensor-like (judged by the
-    launch's watch). Told by where the code of their functions and classes lives."""
+    """A value that can carry no host object into a body: a number, a string, a container of
+    such, triton's own objects (a constexpr of such a value, a dtype, a language function), a
+    jit function; as a launch argument also a tensor (a pointer to the kernel) or a
+    tensor-like (judged by the launch's watch). Told by where the code of their functions
+    and classes lives; any other builtin object (a bound method such as torch.add_, say) is
+    host code."""
     import triton.language as tl
 
     if isinstance(value, PLAIN) or _is_jit(value):
         return True
-    if isinstance(value, tuple):
+    if isinstance(value, (tuple, list, set, frozenset)):
         return all(_data_free(v, argument) for v in value)
+    if isinstance(value, dict):  # never a kernel's argument (Triton cannot pass one)
+        return not argument and all(_data_free(k) and _data_free(v) for k, v in value.items())
     if argument and hasattr(value, "data_ptr"):
         return True
     if isinstance(value, tl.constexpr):
@@ -123,6 +173,8 @@ def _data_free(value, argument: bool = False) -> bool:
         return _in_triton(value.__code__.co_filename)
     if isinstance(value, type):
         return _triton_class(value)
+    if type(value).__module__ == "builtins":
+        return False
     state = getattr(value, "__dict__", {})
     return _triton_class(type(value)) and all(_data_free(v, argument) for v in state.values())
 
@@ -138,17 +190,20 @@ def _is_jit(value) -> bool:
 
 @functools.lru_cache(maxsize=256)
 def _triton_class(cls: type) -> bool:
-    """Every class it derives from (but object's builtins) is triton's, by its functions'
-    files."""
+    """The class is triton's, and so is every class it derives from (but object's builtins),
+    by its functions' files."""
+    if cls.__module__.split(".")[0] != "triton":
+        return False
     for klass in cls.__mro__:
-        if klass.__module__ == "builtins":
+        if klass.__module__.split(".")[0] in sys.stdlib_module_names:  # object, Enum, ABC...
             continue
         if klass.__module__.split(".")[0] != "triton":
             return False
         for member in vars(klass).values():
             member = getattr(member, "__func__", getattr(member, "fget", member))
-            if isinstance(member, FunctionType) and not _in_triton(member.__code__.co_filename):
-                return False
+            code = getattr(member, "__code__", None) if isinstance(member, FunctionType) else None
+            if code is not None and not (_in_triton(code.co_filename) or _in_stdlib(code.co_filename)):
+                return False  # (Enum puts the standard library's __new__ in each enum class)
     return True
 
 
@@ -157,6 +212,10 @@ def _triton_dir() -> str:
     import triton
 
     return os.path.dirname(os.path.realpath(triton.__file__)) + os.sep
+
+
+def _in_stdlib(filename: str) -> bool:
+    return os.path.realpath(filename).startswith(os.path.realpath(sysconfig.get_paths()["stdlib"]) + os.sep)
 
 
 def _in_triton(filename: str) -> bool:
