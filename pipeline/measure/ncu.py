@@ -86,10 +86,7 @@ def read_report(report: Path) -> list[dict]:
             for a in range(rng.num_actions()):
                 action = rng.action_by_idx(a)
                 # the short name for tables; the whole one says whose it is (at::native::...)
-                row = {
-                    "kernel": action.name(),
-                    "demangled": action.name(ncu_report.IAction.NameBase_DEMANGLED),
-                }
+                row = {"kernel": action.name(), "demangled": _demangled(ncu_report, action)}
                 for name, key in METRICS.items():
                     metric = action.metric_by_name(name)
                     if metric is not None and metric.has_value():
@@ -99,24 +96,21 @@ def read_report(report: Path) -> list[dict]:
     ncu = shutil.which("ncu")
     if not ncu:
         raise RuntimeError("no ncu_report module and no ncu to export the report as CSV")
-    out = subprocess.run(
-        [
-            ncu,
-            "--import",
-            str(report),
-            "--csv",
-            "--page",
-            "raw",
-            "--print-units",
-            "base",
-            "--print-kernel-base",
-            "demangled",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    export = [ncu, "--import", str(report), "--csv", "--page", "raw", "--print-units", "base"]
+    done = subprocess.run([*export, "--print-kernel-base", "demangled"], capture_output=True, text=True)
+    if done.returncode != 0:  # an ncu without that option: the short names, as before
+        done = subprocess.run(export, capture_output=True, text=True, check=True)
+    out = done.stdout
     return parse_raw_csv(out)
+
+
+def _demangled(ncu_report, action) -> str:
+    """The kernel's whole name (namespaces, templates); its short one where this version of
+    ncu_report cannot say."""
+    try:
+        return action.name(ncu_report.IAction.NameBase_DEMANGLED)
+    except (AttributeError, TypeError):
+        return action.name()
 
 
 def _import_ncu_report():
