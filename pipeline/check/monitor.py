@@ -270,7 +270,7 @@ class _Watch(TorchDispatchMode):
             return self.monitor.poisoned_alloc(result, keep_values=True) if name == "_to_copy" else result
         if rec.watch_writes and _from_host(self.monitor, name, args):
             result = func(*args, **kwargs)
-            rec.host_made(result if name == "lift_fresh" else args[0])
+            rec.host_made(result if name in ("lift_fresh", "set_") else args[0])
             return result
         if name in LAYOUT and _one_dtype_one_device(args):
             # a move, no compute: a strided input made contiguous, or a kernel's output moved
@@ -328,10 +328,12 @@ def _host_constant(name: str, args, kwargs, rec: CallRecord) -> bool:
 
 def _from_host(monitor: CallMonitor, name: str, args) -> bool:
     """(CPU) Host values entering torch: a tensor made from a Python list or a NumPy array
-    (torch.tensor, as_tensor: aten's lift_fresh), or a layout move out of memory torch did not
-    allocate (frombuffer). The GPU's counterpart is a copy from the host (_host_constant)."""
-    if name == "lift_fresh":
-        return True
+    (torch.tensor, as_tensor: aten's lift_fresh), a tensor set onto a storage (one made from
+    bytes), or a layout move out of memory torch did not allocate (frombuffer). The GPU's counterpart is a copy from the host (_host_constant)."""
+    if name == "lift_fresh" or (
+        name == "set_" and any(isinstance(a, torch.UntypedStorage) for a in args[1:2])
+    ):
+        return True  # (set_ onto a storage made from bytes: UntypedStorage.from_buffer)
     return name in LAYOUT and any(monitor.foreign(a) for a in args if isinstance(a, torch.Tensor))
 
 
@@ -615,8 +617,11 @@ def _host_hooks(before: dict) -> list[str]:
     """(CPU) Such hooks set since the watch was installed (before the candidate's import),
     where the watch lets torch through (the interpreter uses it)."""
     now = _hook_state()
-    return [f"{what}, set to run inside a kernel launch" for what, value in now.items() if before.get(what) is not value
-            and before.get(what) != value]  # fmt: skip
+    return [
+        f"{what}, set to run inside a kernel launch"
+        for what, value in now.items()
+        if before.get(what) != value
+    ]
 
 
 def _in_host_memory(arg) -> bool:

@@ -94,34 +94,27 @@ def sanitizer_verdict(code: int, report: str, printed: str, case: Case, rungs) -
 
 def kernel_witness(op, path: str, case: Case, rungs) -> None:
     """Nsight Compute's list of the kernels one call ran, read from its report."""
-    from pipeline.measure.ncu import read_report, witness_command
+    from pipeline.measure.ncu import run_witness
 
     ncu = shutil.which("ncu")
     if not ncu:
         rungs.needs_gpu("kernel_witness", "ncu is not on PATH here: no witness outside the runner",
                         status="needs tool")  # fmt: skip
         return
-    with (
-        tempfile.TemporaryDirectory(prefix="kpipe-witness-") as scratch,
-        tempfile.TemporaryDirectory() as own,
-    ):
-        report, log = Path(own) / "witness.ncu-rep", Path(own) / "ncu.log"  # out of the target's reach
+    with tempfile.TemporaryDirectory(prefix="kpipe-witness-") as scratch:
         target, env = _target("witness", op, path, case, Path(scratch))
         try:
-            proc = subprocess.run(witness_command(ncu, report, target, log), capture_output=True, text=True,
-                                  env=env, cwd=scratch, timeout=TOOL_TIMEOUT_S)  # fmt: skip
-        except subprocess.TimeoutExpired:
-            rungs.failed("real_kernel", f"the call under Nsight Compute did not finish within {TOOL_TIMEOUT_S} s",
-                         case)  # fmt: skip
-            return
-        try:
-            kernels = read_report(report) if report.is_file() else []
-        except Exception as exc:  # the tool's file, not the candidate's: no verdict from it
+            run = run_witness(ncu, target, env, scratch, TOOL_TIMEOUT_S)
+        except Exception as exc:  # the tool's report, not the candidate's: no verdict from it
             rungs.needs_gpu("kernel_witness", f"ncu's report could not be read: {exc}", status="not run")
             return
-        said = log.read_text(errors="replace") if log.is_file() else ""
-    names = [k.get("demangled") or k.get("kernel", "") for k in kernels]
-    witness_verdict(proc.returncode, names, said, proc.stdout + proc.stderr, case, rungs)
+    if run.code is None:
+        rungs.failed(
+            "real_kernel", f"the call under Nsight Compute did not finish within {TOOL_TIMEOUT_S} s", case
+        )
+        return
+    names = [k.get("demangled") or k.get("kernel", "") for k in run.kernels]
+    witness_verdict(run.code, names, run.said, run.printed, case, rungs)
 
 
 def witness_verdict(code: int, names: list[str], said: str, printed: str, case: Case, rungs) -> None:

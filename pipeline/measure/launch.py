@@ -40,6 +40,12 @@ def run_candidate(op_name: str, path: str, dtype_name: str, shape_index: int, ro
 def run_witnessed(op_name: str, path: str, dtype_name: str, shape: str, seed: int, root: str) -> int:
     """Under ncu, for the judge: one warm-up call (compile, autotune), then one call on new
     inputs inside the NVTX range."""
+    kernel, make = _drawn(op_name, path, dtype_name, shape, root)
+    return call_in_range(kernel, make(seed + 1), make(seed), warm_calls=1)
+
+
+def _drawn(op_name: str, path: str, dtype_name: str, shape: str, root: str):
+    """The candidate's kernel, and inputs at the judge's shape (JSON) by seed, on the GPU."""
     import json
 
     import torch
@@ -49,9 +55,7 @@ def run_witnessed(op_name: str, path: str, dtype_name: str, shape: str, seed: in
     op = load_op(op_name, root)
     cand = load_candidate(op, path, root)
     dtype, dims = getattr(torch, dtype_name), json.loads(shape)
-    warm = op.make_inputs(seed + 1, "cuda", dtype, **dims)
-    inputs = op.make_inputs(seed, "cuda", dtype, **dims)
-    return call_in_range(cand.kernel, warm, inputs, warm_calls=1)
+    return cand.kernel, lambda seed: op.make_inputs(seed, "cuda", dtype, **dims)
 
 
 def call_in_range(kernel, warm: tuple, inputs: tuple, warm_calls: int) -> int:
@@ -74,16 +78,10 @@ def call_in_range(kernel, warm: tuple, inputs: tuple, warm_calls: int) -> int:
 
 def run_sanitized(op_name: str, path: str, dtype_name: str, shape: str, seed: int, root: str) -> int:
     """Under compute-sanitizer: one call at a small odd shape, synchronised."""
-    import json
-
     import torch
 
-    from pipeline.core.problem import load_candidate, load_op
-
-    op = load_op(op_name, root)
-    cand = load_candidate(op, path, root)
-    inputs = op.make_inputs(seed, "cuda", getattr(torch, dtype_name), **json.loads(shape))
-    cand.kernel(*inputs)
+    kernel, make = _drawn(op_name, path, dtype_name, shape, root)
+    kernel(*make(seed))
     torch.cuda.synchronize()
     return 0
 

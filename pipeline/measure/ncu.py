@@ -15,6 +15,8 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 NVTX_RANGE = "kpipe_profile"
@@ -46,6 +48,32 @@ def witness_command(ncu: str, report: Path, target: list[str], log: Path | None 
     cmd = [ncu, "--clock-control", "none", "--target-processes", "all", "--nvtx", "--nvtx-include",
            f"{NVTX_RANGE}/", "--force-overwrite", "--export", str(report), "--metrics", "gpu__time_duration.sum"]  # fmt: skip
     return cmd + (["--log-file", str(log)] if log else []) + target
+
+
+@dataclass
+class WitnessRun:
+    """One call under ncu: its exit code (None: past the timeout), the kernels of its report,
+    ncu's own messages and what the target printed."""
+
+    code: int | None
+    kernels: list[dict]
+    said: str
+    printed: str
+
+
+def run_witness(ncu: str, target: list[str], env: dict, cwd: str, timeout_s: float) -> WitnessRun:
+    """witness_command over `target`; the report and ncu's log go to a folder of this
+    process's, out of the target's reach. A report ncu_report cannot read raises."""
+    with tempfile.TemporaryDirectory(prefix="kpipe-witness-") as own:
+        report, log = Path(own) / "witness.ncu-rep", Path(own) / "ncu.log"
+        try:
+            proc = subprocess.run(witness_command(ncu, report, target, log), capture_output=True, text=True,
+                                  env=env, cwd=cwd, timeout=timeout_s)  # fmt: skip
+        except subprocess.TimeoutExpired:
+            return WitnessRun(None, [], "", "")
+        kernels = read_report(report) if proc.returncode == 0 and report.is_file() else []
+        said = log.read_text(errors="replace") if log.is_file() else ""
+    return WitnessRun(proc.returncode, kernels, said, proc.stdout + proc.stderr)
 
 
 def ncu_command(ncu: str, report: Path, tensor_roofline: bool, target: list[str]) -> list[str]:

@@ -339,33 +339,27 @@ def witness(op_name: str, path: Path, dtype_name: str, root: Path, median_us: fl
     far below it was not the kernel's whole work (another stream, a patched clock, work
     skipped on repeated inputs). Without ncu the record says so."""
     import shutil
-    import subprocess
     import tempfile
 
     from pipeline.measure.kernel_names import torch_compute
-    from pipeline.measure.ncu import read_report, witness_command
+    from pipeline.measure.ncu import run_witness
 
     ncu = shutil.which("ncu")
     if not ncu:
         return {"witness": "ncu not found on PATH: timing not cross-checked"}
     from pipeline.core.sandbox import candidate_cache, sandboxed_target
 
-    with (
-        tempfile.TemporaryDirectory(prefix="kpipe-witness-") as tmp,
-        tempfile.TemporaryDirectory() as scratch,
-    ):
-        report = Path(tmp) / "witness.ncu-rep"  # written by ncu, out of the target's reach
+    with tempfile.TemporaryDirectory() as scratch:
         target, env = sandboxed_target("pipeline.measure.launch", ["ncu", op_name, str(path), dtype_name, "-1",
                                        str(root)], Path(scratch), candidate_cache(path, "cuda"), network=True)  # fmt: skip
-        proc = subprocess.run(witness_command(ncu, report, target), capture_output=True, text=True, cwd=scratch,
-                              env=env, timeout=900)  # fmt: skip
-        kernels = read_report(report) if proc.returncode == 0 and report.is_file() else []
-    if not kernels and proc.returncode == 0:
+        run = run_witness(ncu, target, env, scratch, 900)
+    kernels = run.kernels if run.code == 0 else []
+    if not kernels and run.code == 0:
         return {"witness_us": 0.0, "witness_disagrees": "timing not trusted: Nsight Compute saw no kernel "
                 "in one call on new inputs in a fresh process"}  # fmt: skip
     if not kernels:
-        tail = " ".join((proc.stdout + proc.stderr).split()[-30:])
-        return {"witness": f"ncu run failed (exit {proc.returncode}): timing not cross-checked: {tail}"}
+        tail = " ".join((run.said + run.printed).split()[-30:])
+        return {"witness": f"ncu run failed (exit {run.code}): timing not cross-checked: {tail}"}
     witness_us = sum(k.get("gpu_time_ns", 0.0) for k in kernels) / 1e3
     ratio = median_us / witness_us if witness_us else None
     out = {"witness_us": witness_us, "witness_ratio": ratio, "witness_kernels": len(kernels)}
