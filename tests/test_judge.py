@@ -270,15 +270,21 @@ def test_memcheck_is_judged_from_its_exit_code_and_report(tmp_path, monkeypatch)
 
 FAKE_NCU = """#!/bin/sh
 # a stand-in for ncu: an (empty) report where --export says if FAKE_KERNELS is set, its own
-# messages where --log-file says, its arguments in FAKE_ARGS; exits as told
+# messages where --log-file says, its arguments in FAKE_ARGS; exits as told (its first run
+# as FAKE_FIRST_EXIT says, if set: a target killed under the tool once)
 printf '%s\\n' "$@" > "$FAKE_ARGS"
+echo run >> "$FAKE_ARGS.runs"
 while [ $# -gt 0 ]; do
   case "$1" in
     --export) if [ -n "$FAKE_KERNELS" ]; then : > "$2"; fi; shift ;;
-    --log-file) printf '%s\\n' "$FAKE_LOG" > "$2"; shift ;;
+    --log-file) printf '%s\\n' "$FAKE_LOG" > "$2"; log=$2; shift ;;
   esac
   shift
 done
+if [ -n "$FAKE_FIRST_EXIT" ] && [ "$(wc -l < "$FAKE_ARGS.runs")" -eq 1 ]; then
+  echo "==ERROR== The application returned an error code ($FAKE_FIRST_EXIT)." > "$log"
+  exit "$FAKE_FIRST_EXIT"
+fi
 exit "$FAKE_EXIT"
 """
 
@@ -298,9 +304,12 @@ def test_the_kernel_witness_names_a_calls_kernels_from_outside_the_runner(tmp_pa
     tool.chmod(0o755)
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("FAKE_ARGS", str(tmp_path / "args"))
-    monkeypatch.setattr(ncu, "read_report", lambda report: [
-        {"kernel": k.split("<")[0], "demangled": k} for k in os.environ["FAKE_KERNELS"].split("|")
-    ])  # fmt: skip
+
+    def report(path):  # FAKE_KERNELS: "demangled[@mangled]|..."
+        rows = [k.split("@") for k in os.environ["FAKE_KERNELS"].split("|")]
+        return [{"kernel": r[0].split("<")[0], "demangled": r[0], "mangled": r[-1]} for r in rows]
+
+    monkeypatch.setattr(ncu, "read_report", report)
     op = load_op("vector_add")
     case = Case("random_shapes", torch.float32, {"n": 1001}, 7, op.make_inputs)
 
@@ -309,15 +318,21 @@ def test_the_kernel_witness_names_a_calls_kernels_from_outside_the_runner(tmp_pa
             monkeypatch.setenv(name, value)
         rungs = Rungs()
         kernel_witness(op, "kernels/vector_add/triton.py", case, rungs)
-        return rungs.rungs
+        return rungs.finish()  # as the verdict is made (a passed witness once crashed it here)
 
     add = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>(int, T2, T3)"
     fill = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int, T2, T3)"
-    assert rungs_after(kernels="add_kernel")["kernel_witness"]["ok"] is True
+    passed = rungs_after(kernels="add_kernel")["kernel_witness"]
+    assert passed["ok"] is True and passed["kernels"] == ["add_kernel"]
     args = (tmp_path / "args").read_text().split()
     assert args[args.index("--clock-control") + 1] == "none" and "--log-file" in args
     assert rungs_after(kernels=f"{fill}|add_kernel")["kernel_witness"]["ok"] is True
-    for kernels in (add, f"add_kernel|{add}", "nvjet_tst_128x256_64x4_2x1_v_bz_coopA_NNT"):
+    # as the H200's ncu names torch's add (2026-12-05): no namespace in the demangled name
+    bare_add = (
+        "void vectorized_elementwise_kernel<4, CUDAFunctor_add<float>, array<char *, 3>>(int, T2, T3)"
+        "@_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_13CUDAFunctor_addIfEESt5arrayIPcLm3EEEEviT0_T1_"
+    )
+    for kernels in (add, f"add_kernel|{add}", "nvjet_tst_128x256_64x4_2x1_v_bz_coopA_NNT", bare_add):
         found = rungs_after(kernels=kernels)["real_kernel"]
         assert found["ok"] is False and "torch's own compute kernels" in found["reason"], kernels
     found = rungs_after()["real_kernel"]
@@ -326,6 +341,15 @@ def test_the_kernel_witness_names_a_calls_kernels_from_outside_the_runner(tmp_pa
     assert found["ok"] is False and "exited 1" in found["reason"]
     denied = rungs_after(1, log="==ERROR== ERR_NVGPUCTRPERM - The user does not have permission")
     assert denied["kernel_witness"]["ok"] is None and "real_kernel" not in denied
+    # a target killed once under the tool is run again; killed twice, it is rejected
+    runs = tmp_path / "args.runs"
+    runs.unlink()
+    monkeypatch.setenv("FAKE_FIRST_EXIT", "9")
+    assert rungs_after(kernels="add_kernel")["kernel_witness"]["ok"] is True
+    assert len(runs.read_text().split()) == 2
+    runs.unlink()
+    twice = rungs_after(9, log="==ERROR== The application returned an error code (9).")["real_kernel"]
+    assert twice["ok"] is False and "exited 9" in twice["reason"] and "error code (9)" in twice["reason"]
 
 
 def test_host_memory_handed_to_a_gpu_launch_is_seen():

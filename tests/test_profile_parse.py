@@ -45,11 +45,13 @@ def test_ncu_invocation_keeps_clocks_and_filters_by_nvtx(tmp_path):
     from pipeline.core.sandbox import sandboxed_target
 
     target, env = sandboxed_target(
-        "pipeline.measure.launch", ["ncu", "matmul"], tmp_path / "scratch", network=True
+        "pipeline.measure.launch", ["ncu", "matmul"], tmp_path / "scratch", under_tool=True
     )
     cmd = ncu_command("ncu", tmp_path / "r.ncu-rep", tensor_roofline=True, target=target)
-    # The target is the locked-down launcher; ncu reaches it over loopback, so its network stays.
+    # The target is the locked-down launcher; ncu reaches it over loopback, so its network stays;
+    # ncu, not us, starts it, so it asks for no death signal (sandbox.py says why)
     assert cmd[-len(target) :] == target and '"network": true' in env["KPIPE_SANDBOX"]
+    assert '"death_signal": false' in env["KPIPE_SANDBOX"]
     assert cmd[cmd.index("--clock-control") + 1] == "none"
     assert cmd[cmd.index("--nvtx-include") + 1] == "kpipe_profile/"
     assert "SpeedOfLight_HierarchicalTensorRooflineChart" in cmd
@@ -74,6 +76,21 @@ def test_kernel_names_tell_torch_and_cublas_from_a_candidate_or_a_library_it_wra
              "Memcpy DtoD (Device -> Device)", "Memset (Device)"]  # fmt: skip
     assert torch_compute(ours + moves) == []
     assert torch_compute(ours + torch_own + torch_own) == sorted(torch_own)
+    # Nsight Compute's demangled names have no namespaces: the mangled one says at:: (whole_name)
+    from pipeline.measure.ncu import whole_name
+
+    bare = "void vectorized_elementwise_kernel<4, CUDAFunctor_add<float>, array<char *, 3>>(int, T2, T3)"
+    mangled = (
+        "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_13CUDAFunctor_addIfEESt5arrayIPcLm3EEEEviT0_T1_"
+    )
+    fill = "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_"
+    rows = [{"kernel": "vectorized_elementwise_kernel", "demangled": bare, "mangled": mangled},
+            {"kernel": "vectorized_elementwise_kernel", "demangled": bare.replace("CUDAFunctor_add", "FillFunctor"),
+             "mangled": fill},
+            {"kernel": "add_kernel", "demangled": "add_kernel", "mangled": "add_kernel"}]  # fmt: skip
+    assert torch_compute([bare]) == []  # what the demangled name alone let through
+    assert torch_compute([whole_name(r) for r in rows]) == [f"{bare} / {mangled}"]
+    assert whole_name(rows[2]) == "add_kernel"
 
 
 def test_the_bench_witness_does_not_time_a_call_that_ran_torchs_kernels(tmp_path, monkeypatch):

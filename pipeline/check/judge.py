@@ -183,9 +183,12 @@ class Rungs:
             with open(self.progress, "a") as f:
                 f.write(json.dumps(event, default=str) + "\n")
 
-    def passed(self, name: str, figures: dict | None = None):
+    def passed(self, name: str, figures: dict | None = None, **details):
+        """`figures`: an accuracy comparison's error figures (the rung keeps their worst);
+        `details`: anything else the rung reports (the kernel witness's kernel names)."""
         r = self.rungs.setdefault(name, {"ok": True, "cases": 0, "failed": 0})
         r["cases"] += 1
+        r.update(details)
         if figures:
             self.figures.setdefault(name, []).append(figures)
 

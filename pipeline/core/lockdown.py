@@ -143,12 +143,14 @@ def _drop_capabilities(libc) -> None:
     libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 
 
-def lock_down(writable: list[str], network: bool = False) -> str:
-    """Apply every wall this machine allows; say which ones are up."""
+def lock_down(writable: list[str], network: bool = False, death_signal: bool = True) -> str:
+    """Apply every wall this machine allows; say which ones are up. `death_signal`: SIGKILL
+    when the thread that started this process ends (not for a tool's target: sandbox.py)."""
     if not sys.platform.startswith("linux"):
         return f"none: not Linux ({sys.platform})"
     libc = _libc()
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if death_signal:
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     missing = _enter_namespaces(libc, network)
     if missing is None:
         own = f"/proc/{os.getpid()}"  # this process's own entries, no other process's
@@ -161,7 +163,7 @@ def lock_down(writable: list[str], network: bool = False) -> str:
 
 def _boot() -> None:
     config = json.loads(os.environ.pop("KPIPE_SANDBOX"))
-    isolation = lock_down(config["writable"], bool(config.get("network")))
+    isolation = lock_down(config["writable"], bool(config.get("network")), config.get("death_signal", True))
     if config.get("require") and isolation != "full":
         sys.stderr.write(f"kpipe sandbox: could not be set up here: {isolation}\n")
         sys.stderr.flush()

@@ -110,22 +110,28 @@ def child_env(scratch: Path, cache: Path | None, env: dict | None = None) -> dic
 
 
 def sandboxed_command(argv: list[str], writable: list[Path], module: str = "", code: str = "",
-                      network: bool = False) -> tuple[list, dict]:  # fmt: skip
+                      under_tool: bool = False) -> tuple[list, dict]:  # fmt: skip
     """`python -c BOOT` and the variable that tells lockdown.py what to run after it.
-    network=True keeps the network namespace (ncu talks to its target over loopback)."""
+    under_tool=True, for the target a tool (ncu, compute-sanitizer) starts: the network
+    namespace is kept (ncu talks to its target over loopback) and no death signal is asked
+    for. That signal follows the *thread* that started the process, which is the tool's and
+    may end before the target does: on the H200 (2026-12-05) 3 of 20 kernel witnesses, six
+    checks side by side, ended "the application returned an error code (9)" with no output,
+    as a SIGKILL would (the likeliest sender; not confirmed there). A target the tool leaves
+    behind is re-parented to this process, a subreaper, and swept."""
     config = {"writable": [str(p) for p in writable], "argv": argv, "module": module, "code": code,
-              "network": network, "require": sandbox_required()}  # fmt: skip
+              "network": under_tool, "death_signal": not under_tool, "require": sandbox_required()}  # fmt: skip
     return [sys.executable, "-c", BOOT], {"KPIPE_SANDBOX": json.dumps(config)}
 
 
 def sandboxed_target(module: str, argv: list[str], scratch: Path, cache: Path | None = None,
-                     network: bool = False, env: dict | None = None, code: str = "") -> tuple[list, dict]:  # fmt: skip
+                     under_tool: bool = False, env: dict | None = None, code: str = "") -> tuple[list, dict]:  # fmt: skip
     """The command and environment that run `python -m MODULE ARGV` (or a code string)
     locked down: for a Child, or for a tool (ncu, compute-sanitizer) to start as its target."""
     writable = [scratch] + ([cache] if cache else [])
     for path in writable:
         path.mkdir(parents=True, exist_ok=True)
-    cmd, boot = sandboxed_command(argv, writable, module=module, code=code, network=network)
+    cmd, boot = sandboxed_command(argv, writable, module=module, code=code, under_tool=under_tool)
     return cmd, {**child_env(scratch, cache, env), **boot}
 
 

@@ -1,5 +1,5 @@
 """Whose kernel is it, by the name a profiler gives it: CUPTI's in the judge's runner, Nsight
-Compute's (demangled) from outside a candidate's process.
+Compute's (demangled and mangled: ncu.whole_name) from outside a candidate's process.
 
 A candidate's own kernels (Triton names them after the jit function, CuTe DSL
 `kernel_cutlass_<function>_...`, TileLang `<prim_func>_kernel`) and the kernels of a
@@ -12,8 +12,10 @@ from __future__ import annotations
 
 # Substrings of the names of torch's kernels (aten, its CUB and flash-attention copies) and
 # cuBLAS/cuDNN's (nvjet_* and *xmma* on Hopper, gemv/gemmk1/splitKreduce for small shapes).
-LIBRARY_MARKS = ("at::", "at_cuda_detail", "pytorch_flash", "cublas", "cudnn", "nvjet", "xmma_", "gemv2",
-                 "gemvx", "gemmk1_kernel", "gemmSN_", "splitKreduce")  # fmt: skip
+# `_ZN2at` and `N2at6native` are namespace at (and at::native in a template's arguments) in a
+# mangled name: Nsight Compute's demangled names have no namespaces.
+LIBRARY_MARKS = ("at::", "_ZN2at", "N2at6native", "at_cuda_detail", "pytorch_flash", "cublas", "cudnn", "nvjet",
+                 "xmma_", "gemv2", "gemvx", "gemmk1_kernel", "gemmSN_", "splitKreduce")  # fmt: skip
 
 
 def torch_kernel(name: str) -> bool:

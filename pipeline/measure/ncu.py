@@ -113,8 +113,9 @@ def read_report(report: Path) -> list[dict]:
             rng = ctx.range_by_idx(r)
             for a in range(rng.num_actions()):
                 action = rng.action_by_idx(a)
-                # the short name for tables; the whole one says whose it is (at::native::...)
-                row = {"kernel": action.name(), "demangled": _demangled(ncu_report, action)}
+                # the short name for tables; the whole ones say whose it is (kernel_names.py)
+                row = {"kernel": action.name(), "demangled": _named(ncu_report, action, "DEMANGLED"),
+                       "mangled": _named(ncu_report, action, "MANGLED")}  # fmt: skip
                 for name, key in METRICS.items():
                     metric = action.metric_by_name(name)
                     if metric is not None and metric.has_value():
@@ -128,17 +129,34 @@ def read_report(report: Path) -> list[dict]:
     done = subprocess.run([*export, "--print-kernel-base", "demangled"], capture_output=True, text=True)
     if done.returncode != 0:  # an ncu without that option: the short names, as before
         done = subprocess.run(export, capture_output=True, text=True, check=True)
-    out = done.stdout
-    return parse_raw_csv(out)
+    kernels = parse_raw_csv(done.stdout)
+    mangled = subprocess.run([*export, "--print-kernel-base", "mangled"], capture_output=True, text=True)
+    if mangled.returncode == 0:
+        rows = parse_raw_csv(mangled.stdout)
+        if len(rows) == len(kernels):  # the same report, the same order
+            for row, other in zip(kernels, rows):
+                row["mangled"] = other["kernel"]
+    return kernels
 
 
-def _demangled(ncu_report, action) -> str:
-    """The kernel's whole name (namespaces, templates); its short one where this version of
-    ncu_report cannot say."""
+def _named(ncu_report, action, base: str) -> str:
+    """The kernel's name of one base (DEMANGLED, MANGLED); its short one where this version
+    of ncu_report cannot say."""
     try:
-        return action.name(ncu_report.IAction.NameBase_DEMANGLED)
+        return action.name(getattr(ncu_report.IAction, f"NameBase_{base}"))
     except (AttributeError, TypeError):
         return action.name()
+
+
+def whole_name(row: dict) -> str:
+    """What a report row says of whose kernel it is: the demangled name and, where it
+    differs, the mangled one (Nsight Compute's demangled names drop namespaces: the H200's
+    ncu named torch's add "void vectorized_elementwise_kernel<4, CUDAFunctor_add<float>,
+    array<char *, 3>>(int, T2, T3)", 2026-12-05, so only the mangled `_ZN2at...` says at::)."""
+    names = [row.get("demangled") or row.get("kernel", "")]
+    if row.get("mangled") and row["mangled"] not in names:
+        names.append(row["mangled"])
+    return " / ".join(names)
 
 
 def _import_ncu_report():
@@ -183,7 +201,7 @@ def summarize(kernels: list[dict], cost_bytes: int) -> dict:
     """One call's figures: sums for times and bytes, time-weighted means for percentages."""
     total_time = sum(k.get("gpu_time_ns", 0.0) for k in kernels) or 1.0
     out = {"kernels": [k["kernel"] for k in kernels], "launches": len(kernels)}
-    keys = {key for k in kernels for key in k if key not in ("kernel", "demangled")}
+    keys = {key for k in kernels for key in k if key not in ("kernel", "demangled", "mangled")}
     for key in sorted(keys):
         values = [(k[key], k.get("gpu_time_ns", 0.0)) for k in kernels if key in k]
         if key in SUMMED:

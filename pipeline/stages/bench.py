@@ -342,7 +342,7 @@ def witness(op_name: str, path: Path, dtype_name: str, root: Path, median_us: fl
     import tempfile
 
     from pipeline.measure.kernel_names import torch_compute
-    from pipeline.measure.ncu import run_witness
+    from pipeline.measure.ncu import run_witness, whole_name
 
     ncu = shutil.which("ncu")
     if not ncu:
@@ -351,7 +351,7 @@ def witness(op_name: str, path: Path, dtype_name: str, root: Path, median_us: fl
 
     with tempfile.TemporaryDirectory() as scratch:
         target, env = sandboxed_target("pipeline.measure.launch", ["ncu", op_name, str(path), dtype_name, "-1",
-                                       str(root)], Path(scratch), candidate_cache(path, "cuda"), network=True)  # fmt: skip
+                                       str(root)], Path(scratch), candidate_cache(path, "cuda"), under_tool=True)  # fmt: skip
         run = run_witness(ncu, target, env, scratch, 900)
     kernels = run.kernels if run.code == 0 else []
     if not kernels and run.code == 0:
@@ -363,7 +363,7 @@ def witness(op_name: str, path: Path, dtype_name: str, root: Path, median_us: fl
     witness_us = sum(k.get("gpu_time_ns", 0.0) for k in kernels) / 1e3
     ratio = median_us / witness_us if witness_us else None
     out = {"witness_us": witness_us, "witness_ratio": ratio, "witness_kernels": len(kernels)}
-    torch_ran = torch_compute([k.get("demangled") or k["kernel"] for k in kernels])
+    torch_ran = torch_compute([whole_name(k) for k in kernels])
     if torch_ran:  # the judge's kernel witness, again at the headline shape
         out["witness_disagrees"] = ("timing not trusted: Nsight Compute saw torch's own compute kernels in one "
                                     f"call, not the candidate's: {'; '.join(torch_ran[:3])[:300]}")  # fmt: skip

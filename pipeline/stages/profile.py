@@ -58,7 +58,7 @@ def profile_one(op: str, path: Path, root: Path, dtype_name: str, shape_index: i
         return {"status": "skipped", "reason": "ncu not on PATH"}
     with tempfile.TemporaryDirectory(prefix="kpipe-profile-") as scratch:
         target, env = sandboxed_target("pipeline.measure.launch", ["ncu", op, str(path), dtype_name, str(shape_index),
-                                       str(root)], Path(scratch), candidate_cache(path, "cuda"), network=True)  # fmt: skip
+                                       str(root)], Path(scratch), candidate_cache(path, "cuda"), under_tool=True)  # fmt: skip
         proc = subprocess.run(ncu_command(ncu, report, tensor_roofline, target), capture_output=True, text=True,
                               cwd=scratch, env=env, timeout=timeout_s)  # fmt: skip
     if proc.returncode != 0 or not report.is_file():

@@ -3,8 +3,9 @@ copies the inputs into shared buffers (shared memory on the host, CUDA's inter-p
 handles on a GPU: torch.multiprocessing's own sharing), the helper adds them with torch
 into a shared output, and a Triton copy hands the result on. The runner's watch and its
 CUPTI record see the runner's own process only. On a CPU the watch rejects it: the shared
-output changed outside any launch. On a GPU it has not run yet (written 2026-12-04, from the
-design); neither the watch nor CUPTI sees another process's kernels."""
+output changed outside any launch. On a GPU neither the watch nor CUPTI sees another process's kernels; on
+the H200 (2026-12-05) its helper died at the first call (BrokenPipeError: rejected at `run`,
+by luck, not by a rule; why it died is not known), so its GPU test still fails."""
 
 import subprocess
 import sys
