@@ -16,6 +16,9 @@
 #                                 through the bench. A `dvc
 #                                 repro` with its first steps takes ~20 minutes of a 30-minute
 #                                 lease (2026-12-04), leaving none for them.
+#   NO_REPRO=1 SKIP_TIMING_BENCHMARKS=1 bash benchmarks/gpu_repro.sh   one verdict in full, then
+#                                 the judges alone (~17 min on 2026-12-05): what a change of the
+#                                 judge must show on a GPU before its evidence is made again
 #
 # Run it from the copy's root, with dvc and friends on PATH/PYTHONPATH (DEVELOPERS.md:
 # "An offline GPU host"). It copies the tree to $RUN_DIR (default /root/run), makes it a
@@ -178,13 +181,20 @@ if [ -n "${NO_REPRO:-}" ]; then
   # judges, six at a time (ten side by side ran out of GPU memory on 2026-12-03): every cheat
   # and the correct fixtures (all passed on 2026-12-04-d), 20 checks of a softmax, the
   # wrapped peers, the timing cheats through the bench.
-  TAIL=40 step loop-demo bash benchmarks/loop_demo.sh /tmp/loop-demo
-  TAIL=12 step loop-latency bash -c 'rm -rf /tmp/loop-latency && cp -a . /tmp/loop-latency &&
-    cd /tmp/loop-latency && PYTHONPATH=$PWD:$PYTHONPATH python benchmarks/loop_latency.py --op softmax --impl triton \
-    --repeat 3 --skip-repro'
-  TAIL=8 step start-cost python benchmarks/start_cost.py --out logs/start-cost.json
-  TAIL=20 step mcp-session bash -c 'rm -rf /tmp/mcp-copy && cp -a . /tmp/mcp-copy && cd /tmp/mcp-copy &&
-    PYTHONPATH=$PWD:$PYTHONPATH python benchmarks/mcp_session.py --out '"$run"'/logs/mcp-session.json'
+  # one verdict in full first: what a judge change shows on a GPU (its rungs, phase_seconds)
+  TAIL=0 step one-check bash -c 'python -m pipeline check softmax kernels/softmax/triton.py --device cuda \
+    --json > logs/one-check.json'
+  python -c 'import json; d = json.load(open("logs/one-check.json")); print(d["verdict"], d["reason"]);
+print("witness", d["rungs"].get("kernel_witness"), "needs_gpu", d["needs_gpu"]); print(d["phase_seconds"])'
+  if [ -z "${SKIP_TIMING_BENCHMARKS:-}" ]; then   # SKIP_TIMING_BENCHMARKS=1: the judges alone
+    TAIL=40 step loop-demo bash benchmarks/loop_demo.sh /tmp/loop-demo
+    TAIL=12 step loop-latency bash -c 'rm -rf /tmp/loop-latency && cp -a . /tmp/loop-latency &&
+      cd /tmp/loop-latency && PYTHONPATH=$PWD:$PYTHONPATH python benchmarks/loop_latency.py --op softmax \
+      --impl triton --repeat 3 --skip-repro'
+    TAIL=8 step start-cost python benchmarks/start_cost.py --out logs/start-cost.json
+    TAIL=20 step mcp-session bash -c 'rm -rf /tmp/mcp-copy && cp -a . /tmp/mcp-copy && cd /tmp/mcp-copy &&
+      PYTHONPATH=$PWD:$PYTHONPATH python benchmarks/mcp_session.py --out '"$run"'/logs/mcp-session.json'
+  fi
   { gpu_only_cheats
     TAIL=30 step correct-gpu python -m pytest -q -n 2 --dist load -p no:cacheprovider -rs \
       tests/test_check.py -k "correct"
