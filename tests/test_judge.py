@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 import torch
 
 from pipeline.check.accuracy import compare
@@ -228,6 +229,46 @@ def test_a_disturbed_check_is_unverified_even_when_every_rung_passed():
     rungs.disturbed = "project files changed during the check"
     out = verdict(rungs, "cpu", 1, 0.0)
     assert out["verdict"] == "unverified" and not out["correct"]
+
+
+def test_memcheck_and_the_witness_run_side_by_side_and_are_entered_in_order(monkeypatch):
+    """Both tools at once (a barrier only both can pass), their findings entered memcheck
+    first; a memcheck fault keeps the witness's findings out (as when a fault stopped the
+    judge before the witness ran); a tool's own error reaches the judge."""
+    import threading
+
+    from pipeline.check import outside
+
+    together = threading.Barrier(2, timeout=10)
+
+    def tool(name, *finding):
+        def run(op, path, case, rungs):
+            together.wait()
+            getattr(rungs, finding[0])(name, *finding[1:])
+
+        return run
+
+    def rungs_after(memcheck, witness):
+        monkeypatch.setattr(outside, "memory_safety", memcheck)
+        monkeypatch.setattr(outside, "kernel_witness", witness)
+        rungs = Rungs()
+        outside.both_tools(None, "k.py", "odd case", "odd case", rungs)
+        return rungs
+
+    clean = rungs_after(tool("memory_safety", "passed"), tool("kernel_witness", "passed"))
+    assert list(clean.rungs) == ["memory_safety", "kernel_witness"]
+    assert set(clean.seconds) == {"memory_safety", "kernel_witness"}
+    faulty = rungs_after(tool("memory_safety", "failed", "bad read"), tool("real_kernel", "failed", "torch"))
+    assert list(faulty.rungs) == ["memory_safety"] and faulty.rungs["memory_safety"]["ok"] is False
+    witnessed = rungs_after(tool("memory_safety", "passed"), tool("real_kernel", "failed", "torch's add"))
+    assert witnessed.rungs["real_kernel"]["reason"] == "torch's add"
+
+    def broken(op, path, case, rungs):
+        together.wait()
+        raise RuntimeError("the tool broke")
+
+    with pytest.raises(RuntimeError, match="the tool broke"):
+        rungs_after(tool("memory_safety", "passed"), broken)
 
 
 FAKE_SANITIZER = """#!/bin/sh

@@ -47,7 +47,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pipeline.check.outside import kernel_witness, memory_safety
+from pipeline.check.outside import both_tools
 from pipeline.check.plan import Case, plan_cases
 from pipeline.core.problem import DSL_PACKAGES  # missing ones make a candidate unverified here
 from pipeline.core.sandbox import Child, ChildDied, candidate_cache, trusted_parent
@@ -638,17 +638,15 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
             for c in largest[1:2]]  # fmt: skip
     rungs.clock("unobserved_call", began)
     probes += [(f"cases/{c.family}", lambda c=c: checker.run_case(c)) for c in runnable]
-    if device == "cuda":
-        # After the cases, alone. Started beside them (7a629d5), memcheck passed
-        # tests/cheats/reads_past_end.py on the H200 (2026-12-03, fourth session's run),
-        # which it had rejected in both runs that ran it after the cases; the cause is not
-        # known, so it runs where it was seen to work.
-        probes += [("memory_safety", lambda c=c: memory_safety(op, path, c, rungs)) for c in odd[:1]]
-        # The runner's record (CUPTI's names included) is the candidate's process speaking:
-        # Nsight Compute names one call's kernels from outside it (pipeline/check/outside.py).
-        probes += [
-            ("kernel_witness", lambda c=c: kernel_witness(op, path, c, rungs)) for c in (odd or first)[:1]
-        ]
+    if device == "cuda" and first:
+        # After the cases, never beside the runner's: started beside them (7a629d5), memcheck
+        # passed tests/cheats/reads_past_end.py on the H200 (2026-12-03, fourth session's
+        # run), which it had rejected in both runs that ran it after the cases; the cause is
+        # not known. The runner's record (CUPTI's names included) is the candidate's process
+        # speaking: Nsight Compute names one call's kernels from outside it. Both tools run
+        # side by side (pipeline/check/outside.py).
+        sanitize, witness = (odd or [None])[0], (odd or first)[0]
+        probes.append(("outside_tools", lambda: both_tools(op, path, sanitize, witness, rungs)))
     completed = False
     try:
         for phase, probe in probes:

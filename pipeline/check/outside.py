@@ -18,6 +18,8 @@ import json
 import shutil
 import subprocess
 import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from pipeline.check.plan import Case, dtype_name
@@ -35,6 +37,55 @@ def _target(
             str(case.seed), str(op.path.parents[1])]  # fmt: skip
     return sandboxed_target("pipeline.measure.launch", argv, scratch, candidate_cache(Path(path), "cuda"),
                             under_tool=True, env=env)  # fmt: skip
+
+
+def both_tools(op, path: str, sanitize: Case | None, witness: Case, rungs) -> None:
+    """memory_safety and the kernel witness side by side: two tools, each over one call in
+    a process of its own (one after the other they cost 5-7 s and 7-12 s of a 32-47 s
+    softmax check on the H200, 2026-12-05). Their findings enter the rungs in that order,
+    the witness's only where memcheck found no fault (one after the other, a fault stopped
+    the judge before the witness). phase_seconds keeps each tool's own time."""
+    held = {"memory_safety": Held(), "kernel_witness": Held()}
+
+    def timed(name, tool, case):
+        began = time.perf_counter()
+        tool(op, path, case, held[name])
+        return round(time.perf_counter() - began, 2)
+
+    jobs = [("kernel_witness", kernel_witness, witness)]
+    if sanitize is not None:
+        jobs.append(("memory_safety", memory_safety, sanitize))
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        futures = {name: pool.submit(timed, name, tool, case) for name, tool, case in jobs}
+        seconds = {name: future.result() for name, future in futures.items()}  # re-raises a tool's error
+    rungs.seconds.update(seconds)
+    held["memory_safety"].enter(rungs)
+    if not held["memory_safety"].found_fault():
+        held["kernel_witness"].enter(rungs)
+
+
+class Held:
+    """A tool's findings, held until the rungs take them (two tools run side by side, and
+    the verdict must not depend on which finished first)."""
+
+    def __init__(self):
+        self.calls: list[tuple[str, tuple, dict]] = []
+
+    def passed(self, *args, **kwargs):
+        self.calls.append(("passed", args, kwargs))
+
+    def failed(self, *args, **kwargs):
+        self.calls.append(("failed", args, kwargs))
+
+    def needs_gpu(self, *args, **kwargs):
+        self.calls.append(("needs_gpu", args, kwargs))
+
+    def found_fault(self) -> bool:
+        return any(name == "failed" for name, _, _ in self.calls)
+
+    def enter(self, rungs) -> None:
+        for name, args, kwargs in self.calls:
+            getattr(rungs, name)(*args, **kwargs)
 
 
 def memory_safety(op, path: str, case: Case, rungs) -> None:
