@@ -58,6 +58,19 @@ export GIT_COMMITTER_NAME=kpipe GIT_COMMITTER_EMAIL=kpipe@localhost
 # dvc.yaml says `python`; some hosts only have python3.
 command -v python > /dev/null || {
   mkdir -p /tmp/pybin && ln -sf "$(command -v python3)" /tmp/pybin/python && export PATH=/tmp/pybin:$PATH; }
+# The wheelhouse first: on 2026-12-05 the machine went back between two staging calls, the
+# fourth call's `eval "$(bash .../install.sh ...)"` evaluated nothing (no such file) and went
+# on, and every step ran for six minutes without git, dvc or the DSLs.
+missing=$(python - <<'PY'
+import importlib.util
+print(" ".join(m for m in ("git", "dvc", "yaml", "tabulate", "pytest") if importlib.util.find_spec(m) is None))
+PY
+)
+if [ -n "$missing" ] || ! command -v dvc > /dev/null; then
+  echo "gpu_repro: not installed here: ${missing:-dvc on PATH}. Stage the four wheelhouse parts and"
+  echo "  eval the install script's output first (DEVELOPERS.md: An offline GPU host)"
+  rm -f "$run.pid"; exit 1
+fi
 
 if [ -n "${RESUME:-}" ] && [ -d "$run/.git" ]; then
   cd "$run" || exit 1
