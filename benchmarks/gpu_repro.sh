@@ -23,6 +23,8 @@
 # Run it from the copy's root, with dvc and friends on PATH/PYTHONPATH (DEVELOPERS.md:
 # "An offline GPU host"). It copies the tree to $RUN_DIR (default /root/run), makes it a
 # git repository with one commit ("the tree as sent"), and there, most wanted first:
+#  -1. one `kpipe check` of the shipped Triton softmax, in full (logs/one-check.json): a canary
+#      that stops the run unless it is accepted (CANARY=0: go on regardless)
 #   0. the compile stages of every op side by side, and the test stages two ops at a time;
 #      then the judge lane, while the compiles last (they need no GPU): the GPU-only cheats
 #      (tests/test_cheats_gpu.py), every cheat and correct fixture through
@@ -187,6 +189,19 @@ judge20() {
     kernels/softmax/triton.py --device cuda > logs/judge20-{}.log 2>&1; echo run {} exit \$?"'
 }
 export -f step gpu_only_cheats judge_lane judge20
+# One verdict in full before anything else (~35 s): what a change of the judge shows on a GPU
+# (its rungs, phase_seconds), and a canary. On 2026-12-05 a judge written without a GPU
+# crashed every verdict there; everything after it was spent for nothing. A correct Triton
+# softmax that is not accepted stops the run here (CANARY=0 goes on regardless).
+TAIL=0 step one-check bash -c 'python -m pipeline check softmax kernels/softmax/triton.py --device cuda \
+  --json > logs/one-check.json'
+python -c 'import json; d = json.load(open("logs/one-check.json")); print(d["verdict"], d["reason"]);
+print("witness", d["rungs"].get("kernel_witness"), "needs_gpu", d["needs_gpu"]); print(d["phase_seconds"])'
+if [ "${CANARY:-1}" != 0 ] && ! grep -q '"verdict": "accepted"' logs/one-check.json; then
+  echo "gpu_repro: STOPPED: the judge did not accept the shipped Triton softmax (logs/one-check.json)"
+  tar czf results.tgz logs && touch DONE
+  exit 1
+fi
 if [ -n "${NO_REPRO:-}" ]; then
   # What is timed first, alone: the loop (never run to its end on a GPU with its stop at the
   # target), a try's latency (tries only: the `dvc repro` column needs the compile stages'
@@ -194,11 +209,6 @@ if [ -n "${NO_REPRO:-}" ]; then
   # judges, six at a time (ten side by side ran out of GPU memory on 2026-12-03): every cheat
   # and the correct fixtures (all passed on 2026-12-04-d), 20 checks of a softmax, the
   # wrapped peers, the timing cheats through the bench.
-  # one verdict in full first: what a judge change shows on a GPU (its rungs, phase_seconds)
-  TAIL=0 step one-check bash -c 'python -m pipeline check softmax kernels/softmax/triton.py --device cuda \
-    --json > logs/one-check.json'
-  python -c 'import json; d = json.load(open("logs/one-check.json")); print(d["verdict"], d["reason"]);
-print("witness", d["rungs"].get("kernel_witness"), "needs_gpu", d["needs_gpu"]); print(d["phase_seconds"])'
   if [ -z "${SKIP_TIMING_BENCHMARKS:-}" ]; then   # SKIP_TIMING_BENCHMARKS=1: the judges alone
     TAIL=40 step loop-demo bash benchmarks/loop_demo.sh /tmp/loop-demo
     TAIL=12 step loop-latency bash -c 'rm -rf /tmp/loop-latency && cp -a . /tmp/loop-latency &&
