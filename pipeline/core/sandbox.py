@@ -153,14 +153,16 @@ def copy_out(src: Path, dest: Path, limit: int = 1 << 30) -> bool:
 
 class Child:
     """The parent's end of one sandboxed child: `python -m MODULE FD` (or a code string) in
-    `scratch`, with `cache` writable too."""
+    `scratch`, with `cache` writable too. `tool`: a command line the child runs under (ncu
+    and its options: the tool starts it, and passes the socket's descriptor on)."""
 
     def __init__(self, module: str, scratch: Path, timeout_s: float, env: dict | None = None, code: str = "",
-                 cache: Path | None = None):  # fmt: skip
+                 cache: Path | None = None, tool: list[str] | None = None):  # fmt: skip
         ours, theirs = socket.socketpair()
         cmd, environment = sandboxed_target(
-            module, [str(theirs.fileno())], scratch, cache, env=env, code=code
+            module, [str(theirs.fileno())], scratch, cache, env=env, code=code, under_tool=bool(tool)
         )
+        cmd = [*(tool or []), *cmd]
         self.log = open_log(scratch / f"{module.rsplit('.', 1)[-1] if module else 'bare'}.log")
         self.timeout_s = timeout_s
         self.deadline = time.monotonic() + timeout_s
@@ -232,10 +234,12 @@ class Child:
         except (OSError, AttributeError):
             pass
 
-    def close(self) -> None:
+    def close(self, wait_s: float = 10) -> None:
+        """Ask the child to exit, wait `wait_s` (a tool writes its report after its target
+        exits), then kill whatever is left."""
         try:
             send(self.conn, {"cmd": "exit"})
-            self.proc.wait(timeout=10)
+            self.proc.wait(timeout=wait_s)
         except Exception:
             pass
         self.kill()

@@ -50,6 +50,13 @@ def witness_command(ncu: str, report: Path, target: list[str], log: Path | None 
     return cmd + (["--log-file", str(log)] if log else []) + target
 
 
+def shadow_command(ncu: str, report: Path, log: Path) -> list[str]:
+    """ncu over a whole process (every kernel it runs, graph replays node by node), to be
+    followed by the target's command (pipeline/measure/shadow.py)."""
+    return [ncu, "--clock-control", "none", "--target-processes", "all", "--force-overwrite", "--export",
+            str(report), "--metrics", "gpu__time_duration.sum", "--log-file", str(log)]  # fmt: skip
+
+
 @dataclass
 class WitnessRun:
     """One call under ncu: its exit code (None: past the timeout), the kernels of its report,

@@ -403,6 +403,12 @@ class ShapeBench:
         self.map_outputs(reply.get("outputs"))
         return time.perf_counter() - start
 
+    def replay_all(self) -> None:
+        """Every graph once, in order, untimed (the bench's shadow under Nsight Compute)."""
+        reply = self.child.ask({"cmd": "replay", "order": list(range(len(self.graphs)))})
+        if "raised" in reply:
+            raise Wrong(f"raised {reply['raised']}")
+
     def refresh(self, i: int) -> None:
         """Fresh inputs for call i, in this process's staging memory only."""
         fresh = self.op.make_inputs(self.rng.randrange(2**31), self.place.device, self.dtype, **self.shape)

@@ -13,7 +13,9 @@ The baselines (torch eager, which for matmul is cuBLAS, and torch.compile of it)
 timed the same way, each in a child of its own; each candidate gets its speedup over each
 (>1: faster). At the headline shape one eager call in a fresh process is timed by Nsight
 Compute as a second witness: a median far below it means the graphs did less than an
-eager call does (the record says why).
+eager call does (the record says why). Then the bench's own child, started and driven the
+same way, runs under Nsight Compute (pipeline/measure/shadow.py): torch's compute kernels
+there mean the timed calls were not the candidate's kernels.
 
 Without a CUDA device it writes {"skipped": "no CUDA device"} and succeeds. Either way it
 also writes plots/<op>/{time,fraction}.json for `dvc plots` (pipeline/commands/plot.py).
@@ -233,6 +235,7 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
     from pipeline.core.records import candidate_codes
     from pipeline.core.sandbox import candidate_cache, trusted_parent
     from pipeline.measure.rounds import RoundsConfig
+    from pipeline.measure.shadow import shadow_record
 
     trusted_parent()
     sec = section(params, "bench", op_name)
@@ -296,6 +299,13 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
         rec = res["shapes"].get(headline, {})
         if rec.get("status") == "ok" and path.stem not in kept:
             rec.update(witness(op_name, path, sec.get("dtype", "bfloat16"), root, rec["median_us"]))
+            if not rec.get("witness_disagrees"):  # then the bench's own child, under ncu
+                print(
+                    f"  {path.stem} {headline}: the bench's child again, under Nsight Compute ...", flush=True
+                )
+                rec.update(shadow_record({"path": str(path)}, candidate_cache(path, "cuda"), op, shapes[-1], dtype,
+                                         seed, cfg, roofline_us(op, shapes[-1], dtype, ceilings),
+                                         plans.get(headline, {}).get("calls")))  # fmt: skip
             if rec.get("witness_disagrees"):
                 rec.update(status="failed", reason=rec["witness_disagrees"])
         for label, srec in res["shapes"].items():
