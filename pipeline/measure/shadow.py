@@ -17,7 +17,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-SHADOW_TIMEOUT_S = 900
+SHADOW_TIMEOUT_S = 300  # set-up and one replay: a lease is 30 minutes, a hung shadow must not take half
 
 
 def shadow_record(hello: dict, cache: Path, op, shape: dict, dtype, seed: int, cfg, roof_us: float,
