@@ -6,6 +6,7 @@ try than in the bench stage's committed figure; timed side by side it must read 
 import json
 
 import git
+import pytest
 
 from pipeline.commands.loop import try_time
 from pipeline.commands.trial import committed_copy, versus_committed
@@ -248,6 +249,38 @@ def test_after_a_commit_the_bench_stage_figure_decides_the_target(tmp_path):
     )
     assert reached_target(tmp_path, "vector_add", "triton", try_says)[0] is False  # stale: the try decides
     assert reached_target(tmp_path, "vector_add", "triton", {}) == (False, "no figure")
+
+
+def test_the_loop_does_not_commit_a_timing_the_bench_stage_distrusts(tmp_path, monkeypatch):
+    """A try's clock has no Nsight Compute witness; the commit's `dvc repro` runs the bench
+    stage's. Where its record says the timing is not trusted (torch's kernels in the bench's
+    child, say), the loop commits nothing."""
+    import subprocess
+    from types import SimpleNamespace
+
+    from pipeline.commands import loop
+    from pipeline.core.jsonio import write_json
+
+    said = (
+        "timing not trusted: Nsight Compute saw torch's own compute kernels in the bench's child: nvjet_tst"
+    )
+    shape = {"status": "failed", "reason": said, "witness_disagrees": said}
+    bench = {
+        "gpu": "NVIDIA H200",
+        "candidates": {"triton": {"headline_shape": HEAD_SHAPE, "shapes": {HEAD_SHAPE: shape}}},
+    }
+
+    def repro(cmd, **kwargs):  # the commit's `dvc repro`, as the bench stage would leave it
+        write_json(tmp_path / "metrics" / "bench" / "vector_add.json", bench)
+        return SimpleNamespace(returncode=0, stdout="", stderr="")
+
+    monkeypatch.setattr(subprocess, "run", repro)
+    monkeypatch.setattr(loop, "git", lambda *args: pytest.fail(f"git was run: {args}"))
+    ok, why = loop.commit_version(tmp_path, "vector_add", "triton", "faster", say=lambda *a: None)
+    assert not ok and why == f"the bench stage did not trust its timing: {said}"
+    shape.pop("witness_disagrees")
+    assert loop.untrusted_timing(tmp_path, "vector_add", "triton") == said  # the file as written above
+    assert loop.untrusted_timing(tmp_path / "none", "vector_add", "triton") == ""
 
 
 def test_a_compile_error_reads_as_its_cause():

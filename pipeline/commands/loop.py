@@ -93,6 +93,9 @@ def commit_version(root: Path, op: str, impl: str, message: str, say) -> tuple[b
                            capture_output=True, text=True)  # fmt: skip
     if repro.returncode != 0:
         return False, "dvc repro failed: " + (repro.stdout + repro.stderr)[-600:]
+    distrust = untrusted_timing(root, op, impl)
+    if distrust:  # the try's clock has no witness; the bench stage's does
+        return False, f"the bench stage did not trust its timing: {distrust}"
     git(root, "add", "--", kernel, *[p for p in EVIDENCE if (root / p).exists()])
     staged = set(git(root, "diff", "--cached", "--name-only").split())
     allowed = {p for p in staged if p == kernel or p.split("/")[0] in EVIDENCE}
@@ -104,6 +107,17 @@ def commit_version(root: Path, op: str, impl: str, message: str, say) -> tuple[b
         return False, "the gate blocked it: " + " ".join(said)[-600:]
     git(root, "commit", "--no-verify", "-q", "-m", message)  # the gate just ran, on exactly this index
     return True, git(root, "rev-parse", "--short", "HEAD").strip()
+
+
+def untrusted_timing(root: Path, op: str, impl: str) -> str:
+    """Why the bench stage's record does not believe IMPL's headline timing (its Nsight
+    Compute witnesses: pipeline/stages/bench.py), or "". A try is timed with no witness, so
+    a FASTER try of a candidate that hands its work to cuBLAS in the bench's child only is
+    caught here, before the commit."""
+    from pipeline.core.records import bench_candidates, headline, read_metrics
+
+    rec = headline(bench_candidates(read_metrics(root, "bench", op)).get(impl) or {})
+    return rec.get("witness_disagrees") or ""
 
 
 def decide(result: dict, gpu: bool) -> tuple[str, bool]:
