@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 SHADOW_TIMEOUT_S = 300  # set-up and one replay: a lease is 30 minutes, a hung shadow must not take half
@@ -22,7 +23,8 @@ SHADOW_TIMEOUT_S = 300  # set-up and one replay: a lease is 30 minutes, a hung s
 
 def shadow_record(hello: dict, cache: Path, op, shape: dict, dtype, seed: int, cfg, roof_us: float,
                   calls: int | None) -> dict:  # fmt: skip
-    """What the bench record says of the shadow: `shadow_kernels` (how many ncu named), and
+    """What the bench record says of the shadow: `shadow_kernels` (how many ncu named) and
+    `shadow_s` (its wall time: an autotuner's launches are each profiled there), and
     `witness_disagrees` where torch's or cuBLAS's compute ran or the candidate failed
     there; `shadow` where it could not run (no ncu; the tool or the machine failed: a note,
     no verdict)."""
@@ -33,6 +35,7 @@ def shadow_record(hello: dict, cache: Path, op, shape: dict, dtype, seed: int, c
     ncu = shutil.which("ncu")
     if not ncu:
         return {"shadow": "ncu not found on PATH: the bench's child was not witnessed"}
+    began = time.monotonic()
     try:
         kernels = shadow_kernels(ncu, hello, cache, op, shape, dtype, seed, cfg, roof_us, calls)
     except Wrong as exc:  # the candidate's doing, in a process the bench's own requests drove
@@ -45,7 +48,7 @@ def shadow_record(hello: dict, cache: Path, op, shape: dict, dtype, seed: int, c
         }
     if not kernels:
         return {"shadow": "Nsight Compute named no kernel in the bench's child: not witnessed"}
-    out = {"shadow_kernels": len(kernels)}
+    out = {"shadow_kernels": len(kernels), "shadow_s": round(time.monotonic() - began, 1)}
     torch_ran = torch_compute([whole_name(k) for k in kernels])
     if torch_ran:
         out["witness_disagrees"] = ("timing not trusted: Nsight Compute saw torch's own compute kernels in the "
