@@ -166,6 +166,14 @@ def whole_name(row: dict) -> str:
     return " / ".join(names)
 
 
+def torch_kernels(rows: list[dict]) -> list[str]:
+    """The report rows that are torch's or cuBLAS's compute, by whole name: what the bench's
+    witnesses read as "not the candidate's kernels" (pipeline/measure/kernel_names.py)."""
+    from pipeline.measure.kernel_names import torch_compute
+
+    return torch_compute([whole_name(k) for k in rows])
+
+
 def _import_ncu_report():
     try:
         import ncu_report

@@ -28,8 +28,7 @@ def shadow_record(hello: dict, cache: Path, op, shape: dict, dtype, seed: int, c
     `witness_disagrees` where torch's or cuBLAS's compute ran or the candidate failed
     there; `shadow` where it could not run (no ncu; the tool or the machine failed: a note,
     no verdict)."""
-    from pipeline.measure.kernel_names import torch_compute
-    from pipeline.measure.ncu import whole_name
+    from pipeline.measure.ncu import torch_kernels
     from pipeline.measure.rounds import Wrong
 
     ncu = shutil.which("ncu")
@@ -49,7 +48,7 @@ def shadow_record(hello: dict, cache: Path, op, shape: dict, dtype, seed: int, c
     if not kernels:
         return {"shadow": "Nsight Compute named no kernel in the bench's child: not witnessed"}
     out = {"shadow_kernels": len(kernels), "shadow_s": round(time.monotonic() - began, 1)}
-    torch_ran = torch_compute([whole_name(k) for k in kernels])
+    torch_ran = torch_kernels(kernels)
     if torch_ran:
         out["witness_disagrees"] = ("timing not trusted: Nsight Compute saw torch's own compute kernels in the "
                                     f"bench's child: {'; '.join(torch_ran[:3])[:300]}")  # fmt: skip
