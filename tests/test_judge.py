@@ -310,18 +310,23 @@ def test_memcheck_is_judged_from_its_exit_code_and_report(tmp_path, monkeypatch)
 
 
 FAKE_NCU = """#!/bin/sh
-# a stand-in for ncu: an (empty) report where --export says if FAKE_KERNELS is set, its own
-# messages where --log-file says, its arguments in FAKE_ARGS; exits as told (its first run
-# as FAKE_FIRST_EXIT says, if set: a target killed under the tool once)
+# a stand-in for ncu: its arguments in FAKE_ARGS, its own messages where --log-file says, an
+# (empty) report where --export says if FAKE_KERNELS is set; runs its target (the socket's
+# descriptor inherited, as ncu's target inherits it), then exits as told (its first run as
+# FAKE_FIRST_EXIT says, if set: a target killed under the tool once)
 printf '%s\\n' "$@" > "$FAKE_ARGS"
+printf '%s' "$KPIPE_SANDBOX" > "$FAKE_ARGS.sandbox"
 echo run >> "$FAKE_ARGS.runs"
 while [ $# -gt 0 ]; do
   case "$1" in
-    --export) if [ -n "$FAKE_KERNELS" ]; then : > "$2"; fi; shift ;;
-    --log-file) printf '%s\\n' "$FAKE_LOG" > "$2"; log=$2; shift ;;
+    --export) if [ -n "$FAKE_KERNELS" ]; then : > "$2"; fi; shift 2 ;;
+    --log-file) printf '%s\\n' "$FAKE_LOG" > "$2"; log=$2; shift 2 ;;
+    --clock-control|--target-processes|--metrics) shift 2 ;;
+    --*) shift ;;
+    *) break ;;
   esac
-  shift
 done
+"$@"
 if [ -n "$FAKE_FIRST_EXIT" ] && [ "$(wc -l < "$FAKE_ARGS.runs")" -eq 1 ]; then
   echo "==ERROR== The application returned an error code ($FAKE_FIRST_EXIT)." > "$log"
   exit "$FAKE_FIRST_EXIT"
@@ -330,11 +335,11 @@ exit "$FAKE_EXIT"
 """
 
 
-def test_the_kernel_witness_names_a_calls_kernels_from_outside_the_runner(tmp_path, monkeypatch):
-    """Nsight Compute runs one call in a process of its own and names its kernels: torch's
-    compute kernels or none at all are a real_kernel rejection (the runner's record, CUPTI's
-    names included, is the candidate's process speaking); fills and copies are no compute;
-    ncu's own failure is "not run", the target's failure under it a rejection."""
+def test_the_kernel_witness_is_the_judges_runner_under_nsight_compute(tmp_path, monkeypatch):
+    """Nsight Compute starts the judge's own runner (no main module of its own to tell it
+    apart), with no NVTX range to keep (a candidate can pop one): the whole process is
+    profiled. The runner is asked what the runner of the cases is asked, and its findings
+    count; a target killed once under the tool is run again, twice is a rejection."""
     from pipeline.check.outside import kernel_witness
     from pipeline.check.plan import Case
     from pipeline.core.problem import load_op
@@ -345,52 +350,87 @@ def test_the_kernel_witness_names_a_calls_kernels_from_outside_the_runner(tmp_pa
     tool.chmod(0o755)
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setenv("FAKE_ARGS", str(tmp_path / "args"))
-
-    def report(path):  # FAKE_KERNELS: "demangled[@mangled]|..."
-        rows = [k.split("@") for k in os.environ["FAKE_KERNELS"].split("|")]
-        return [{"kernel": r[0].split("<")[0], "demangled": r[0], "mangled": r[-1]} for r in rows]
-
-    monkeypatch.setattr(ncu, "read_report", report)
+    monkeypatch.setattr(ncu, "read_report", lambda path: [{"kernel": k, "demangled": k, "mangled": k}
+                                                          for k in os.environ["FAKE_KERNELS"].split("|")])  # fmt: skip
     op = load_op("vector_add")
     case = Case("random_shapes", torch.float32, {"n": 1001}, 7, op.make_inputs)
 
-    def rungs_after(exit_code=0, kernels="", log=""):
+    def rungs_after(path="kernels/vector_add/triton.py", exit_code=0, kernels="add_kernel", log=""):
         for name, value in (("FAKE_EXIT", str(exit_code)), ("FAKE_KERNELS", kernels), ("FAKE_LOG", log)):
             monkeypatch.setenv(name, value)
         rungs = Rungs()
-        kernel_witness(op, "kernels/vector_add/triton.py", case, rungs)
+        kernel_witness(op, path, case, rungs, device="cpu")
         return rungs.finish()  # as the verdict is made (a passed witness once crashed it here)
 
-    add = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>(int, T2, T3)"
-    fill = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int, T2, T3)"
-    passed = rungs_after(kernels="add_kernel")["kernel_witness"]
-    assert passed["ok"] is True and passed["kernels"] == ["add_kernel"]
+    passed = rungs_after()
+    assert passed["kernel_witness"]["ok"] is True and passed["kernel_witness"]["kernels"] == ["add_kernel"]
+    assert passed["accuracy/float32/random_shapes"]["ok"] is True  # the runner there judged the case
     args = (tmp_path / "args").read_text().split()
-    assert args[args.index("--clock-control") + 1] == "none" and "--log-file" in args
-    assert rungs_after(kernels=f"{fill}|add_kernel")["kernel_witness"]["ok"] is True
-    # as the H200's ncu names torch's add (2026-12-05): no namespace in the demangled name
-    bare_add = (
-        "void vectorized_elementwise_kernel<4, CUDAFunctor_add<float>, array<char *, 3>>(int, T2, T3)"
-        "@_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_13CUDAFunctor_addIfEESt5arrayIPcLm3EEEEviT0_T1_"
+    assert args[args.index("--clock-control") + 1] == "none" and "--log-file" in args and "--nvtx" not in args
+    assert (
+        '"module": "pipeline.check.runner"' in (tmp_path / "args.sandbox").read_text()
+    )  # lockdown's boot runs it
+    # what the runner's own watch says there is not counted (under ncu its CUPTI reader sees
+    # nothing): the tool decides real_kernel; the rest of the runner's findings count
+    assert rungs_after("tests/cheats/torch_compute.py")["kernel_witness"]["ok"] is True
+    wrong = rungs_after(
+        "tests/cheats/torch_compute.py", kernels="void at::native::vectorized_elementwise_kernel"
     )
-    for kernels in (add, f"add_kernel|{add}", "nvjet_tst_128x256_64x4_2x1_v_bz_coopA_NNT", bare_add):
-        found = rungs_after(kernels=kernels)["real_kernel"]
-        assert found["ok"] is False and "torch's own compute kernels" in found["reason"], kernels
-    found = rungs_after()["real_kernel"]
-    assert found["ok"] is False and "saw no kernel" in found["reason"]
-    found = rungs_after(1, log="==ERROR== The application returned an error code (1).")["real_kernel"]
-    assert found["ok"] is False and "exited 1" in found["reason"]
-    denied = rungs_after(1, log="==ERROR== ERR_NVGPUCTRPERM - The user does not have permission")
-    assert denied["kernel_witness"]["ok"] is None and "real_kernel" not in denied
-    # a target killed once under the tool is run again; killed twice, it is rejected
+    assert (
+        wrong["real_kernel"]["ok"] is False
+        and "torch's own compute kernels" in wrong["real_kernel"]["reason"]
+    )
+    moved = rungs_after("tests/cheats/modifies_input.py")
+    assert (
+        moved["inputs_untouched"]["ok"] is False
+        and "under Nsight Compute" in moved["inputs_untouched"]["reason"]
+    )
     runs = tmp_path / "args.runs"
     runs.unlink()
     monkeypatch.setenv("FAKE_FIRST_EXIT", "9")
-    assert rungs_after(kernels="add_kernel")["kernel_witness"]["ok"] is True
+    assert rungs_after()["kernel_witness"]["ok"] is True
     assert len(runs.read_text().split()) == 2
     runs.unlink()
-    twice = rungs_after(9, log="==ERROR== The application returned an error code (9).")["real_kernel"]
+    twice = rungs_after(exit_code=9, log="==ERROR== The application returned an error code (9).")[
+        "real_kernel"
+    ]
     assert twice["ok"] is False and "exited 9" in twice["reason"] and "error code (9)" in twice["reason"]
+
+
+def test_the_kernel_witness_decides_from_every_kernel_of_the_runners_process():
+    """torch's compute kernels anywhere in the runner, or no kernel of the candidate's, are a
+    real_kernel rejection; torch's fills and copies are the runner's own plumbing; ncu's own
+    failure is "not run", the target's failure under it a rejection."""
+    from pipeline.check.outside import witness_verdict
+    from pipeline.check.plan import Case
+
+    case = Case("random_shapes", torch.float32, {"n": 1001}, 7, None)
+
+    def rungs_after(names, code=0, said=""):
+        rungs = Rungs()
+        witness_verdict(code, names, said, "", case, rungs)
+        return rungs.finish()
+
+    add = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>(int, T2, T3)"
+    fill = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int, T2, T3)"
+    copy = "void at::native::elementwise_kernel<128, 2, at::native::direct_copy_kernel_cuda(T1)>(int, T3)"
+    # as the H200's ncu names torch's add (2026-12-05): no namespace in the demangled name
+    bare_add = (
+        "void vectorized_elementwise_kernel<4, CUDAFunctor_add<float>, array<char *, 3>>(int, T2, T3) / "
+        "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_13CUDAFunctor_addIfEESt5arrayIPcLm3EEEEviT0_T1_"
+    )
+    assert rungs_after([fill, copy, "add_kernel", fill])["kernel_witness"] == {
+        "ok": True, "cases": 1, "failed": 0, "kernels": ["add_kernel"]}  # fmt: skip
+    for names in ([add], ["add_kernel", add], ["nvjet_tst_128x256_64x4_2x1_v_bz_coopA_NNT"], [bare_add]):
+        found = rungs_after(names)["real_kernel"]
+        assert found["ok"] is False and "torch's own compute kernels" in found["reason"], names
+    for names in ([], [fill, copy]):
+        found = rungs_after(names)["real_kernel"]
+        assert found["ok"] is False and "no kernel of the candidate's" in found["reason"]
+    found = rungs_after(["add_kernel"], 1, "==ERROR== The application returned an error code (1).")
+    assert found["real_kernel"]["ok"] is False and "exited 1" in found["real_kernel"]["reason"]
+    denied = rungs_after([], 1, "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission")
+    assert denied["kernel_witness"]["ok"] is None and "real_kernel" not in denied
 
 
 def test_host_memory_handed_to_a_gpu_launch_is_seen():

@@ -41,17 +41,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import random
 import secrets
 import tempfile
 import time
 from pathlib import Path
 
+from pipeline.check.checker import Checker, load_request, runner
 from pipeline.check.outside import both_tools
 from pipeline.check.plan import Case, plan_cases
 from pipeline.core.problem import DSL_PACKAGES  # missing ones make a candidate unverified here
-from pipeline.core.sandbox import Child, ChildDied, candidate_cache, trusted_parent
-from pipeline.measure.kernel_names import torch_compute, torch_kernel, transfer
+from pipeline.core.sandbox import Child, ChildDied, trusted_parent
 
 PRIORITY = (
     "import",
@@ -68,11 +67,7 @@ PRIORITY = (
     "memory_safety",
     "accuracy",
 )
-POISON_1, POISON_2 = float("nan"), 7777.0
 MAX_FAILURES_PER_RUNG = 3
-UNWATCHED_SHARE = 3  # one call in this many runs with no monitor at all
-WATCHED_FIRST = 6  # ... after this many watched ones
-MANY_CALLS = 100  # calls before the one judged by the many-calls probe
 # What a candidate's runner must leave as it found it (hashed before and after).
 PROTECTED = ("references", "kernels", "pipeline", "params.yaml", "dvc.yaml", "metrics/dvc.yaml")
 
@@ -96,45 +91,6 @@ def settings_for(params: dict, op: str) -> tuple[dict, float, str]:
 
 def new_secret() -> int:
     return secrets.randbelow(2**31)
-
-
-# ---------------------------------------------------------------------------- the runner
-
-
-# One call in a process that has loaded none of the judge's modules, as a user's program
-# would: a kernel that is right only while it can see the judge is wrong here.
-BARE_CALL = """
-import importlib.util, sys
-from multiprocessing.connection import Connection
-from pipeline.core.wire import recv, send
-for name in [m for m in sys.modules if m == "pipeline" or m.startswith("pipeline.")]:
-    del sys.modules[name]  # the candidate finds no module of ours loaded
-conn = Connection(int(sys.argv[1]))
-msg = recv(conn)
-spec = importlib.util.spec_from_file_location("candidate", msg["path"])
-module = importlib.util.module_from_spec(spec)
-sys.modules["candidate"] = module
-spec.loader.exec_module(module)
-out = module.kernel(*msg["inputs"])
-import torch
-if torch.cuda.is_available():
-    torch.cuda.synchronize()
-out = out.detach().clone() if type(out) is torch.Tensor else None
-send(conn, {"out": out})
-"""
-
-
-def runner(device: str, scratch: Path, timeout_s: float, path: str, bare: bool = False) -> Child:
-    """A sandboxed runner process (pipeline/check/runner.py) for one candidate, or a bare one."""
-    env = {}
-    if device == "cpu":
-        env["TRITON_INTERPRET"] = "1"  # Triton kernels run on the CPU through its interpreter
-        env["TILELANG_DEFAULT_TARGET"] = "c"  # TileLang's, where they build for its C target
-        env["OMP_NUM_THREADS"] = "1"  # judge and runner take turns: one thread each is faster
-    cache = candidate_cache(Path(path), salt=device)
-    if bare:
-        return Child("", scratch, timeout_s, env, code=BARE_CALL, cache=cache)
-    return Child("pipeline.check.runner", scratch, timeout_s, env, cache=cache)
 
 
 def workspace_hashes(root: Path) -> dict[str, str]:
@@ -225,260 +181,6 @@ class Rungs:
         for name, figs in self.figures.items():
             self.rungs[name].update(worst(figs))
         return self.rungs
-
-
-class Checker:
-    """One candidate's runner, and a rung function for each thing a call can get wrong."""
-
-    def __init__(self, op, runner: Child, device: str, rungs: Rungs, secret: int, path: str | None = None):
-        self.op, self.runner, self.device, self.rungs, self.path = op, runner, device, rungs, path
-        self.watch_rng = random.Random(secret ^ 0x5EED)  # which calls run unwatched
-        self.calls = 0
-        self.cuda_broken = False
-
-    def call(self, inputs, poison=POISON_1, watch: bool | None = None, into: bool = False,
-             again: bool = False, warm: int = 0) -> dict:  # fmt: skip
-        if watch is None:  # the first calls are watched: red zones catch an overrun before it crashes
-            watch = self.calls < WATCHED_FIRST or self.watch_rng.randrange(UNWATCHED_SHARE) != 0
-        self.calls += 1
-        reply = self.runner.ask({"cmd": "call", "inputs": [] if again else list(inputs), "watch": watch,
-                                 "poison": poison, "into": into, "again": again, "warm": warm,
-                                 "witness": watch})  # fmt: skip
-        reply.setdefault("record", {})
-        return reply
-
-    def raised(self, reply: dict, rung: str, case: Case) -> bool:
-        if "raised" not in reply:
-            return False
-        frames = candidate_frames(reply.get("trace", ""), self.path)
-        where = f" at {frames[-1]}" if frames else ""
-        self.rungs.failed(rung, f"raised {reply['raised']}{where}", case, traceback=frames)
-        self.cuda_broken |= bool(reply.get("cuda"))  # an illegal address poisons the context
-        return True
-
-    def run_case(self, case: Case) -> None:
-        inputs = case.inputs(self.device)
-        ref = self.op.reference(*inputs)
-        reply = self.call(inputs)
-        if self.raised(reply, case.rung, case):
-            return
-        out, record = reply["out"], reply["record"]
-        if not self.check_run(out, record, ref, inputs, case):
-            return
-        self.check_real_kernel(record, case)
-        self.check_record(record, case)
-        self.check_accuracy(out, ref, inputs, case, case.rung)
-        self.rungs.note(case=case.label())
-
-    def check_run(self, out, record: dict, ref, inputs, case: Case) -> bool:
-        import torch
-
-        if out is None:
-            self.rungs.failed(
-                "run", f"kernel() returned {record.get('type')}, not a plain torch.Tensor", case
-            )
-            return False
-        problems = []
-        if tuple(out.shape) != tuple(ref.shape):
-            problems.append(f"shape {tuple(out.shape)} != expected {tuple(ref.shape)}")
-        if out.dtype != inputs[0].dtype:
-            problems.append(f"dtype {out.dtype} != input dtype {inputs[0].dtype}")
-        if out.device.type != torch.device(self.device).type:
-            problems.append(f"device {out.device} != input device {self.device}")
-        if problems:
-            self.rungs.failed("run", "; ".join(problems), case)
-            return False
-        self.rungs.passed("run")
-        return True
-
-    def check_real_kernel(self, record: dict, case: Case) -> None:
-        if "launches" not in record:
-            return  # an unwatched call: only its output is judged
-        why = None
-        gpu = record.get("gpu_kernels") or []
-        transfers = [k for k in gpu if transfer(k)]  # CUPTI's copies and fills: not kernels
-        own = [k for k in gpu if not torch_kernel(k) and not transfer(k)]
-        torch_ran = torch_compute(gpu)
-        to_host = [k for k in transfers if "DtoH" in k]
-        if record["launches"] == 0 and not own:
-            why = "no Triton or CuTe kernel was launched"
-        elif torch_ran:
-            why = f"the GPU ran torch's own compute kernels ({'; '.join(torch_ran[:3])[:300]})"
-        elif to_host:  # host code read device data: whatever it computed, no kernel did
-            why = (
-                f"device memory was copied to the host during the call ({to_host[0]}, {len(to_host)} copies)"
-            )
-        elif record["torch_ops"]:
-            why = f"torch ops ran outside any kernel ({', '.join(sorted(set(record['torch_ops']))[:6])})"
-        elif record["host_views"]:
-            why = f"host code saw the data through {', '.join(sorted(set(record['host_views'])))}"
-        elif record.get("unseen_writes"):
-            why = (
-                f"host code wrote into a buffer a launch reads (made in the call, or kept from an earlier "
-                f"one) outside any kernel launch or torch op "
-                f"({record['unseen_writes']} time(s); on a CPU: through raw pointers, or torch with its "
-                "dispatcher bypassed)"
-            )
-        elif record["threads"]:
-            why = f"Python thread(s) ran beside the call: {', '.join(record['threads'][:3])}"
-        elif record["output_problem"] and record["launches"]:
-            why = record["output_problem"]  # (launches the monitor cannot see, CUPTI vouched for above)
-        if why:
-            self.rungs.failed("real_kernel", f"no kernel computed the output: {why}", case)
-        else:
-            self.rungs.passed("real_kernel")
-
-    def check_record(self, record: dict, case: Case) -> None:
-        """The rungs the runner's own observations decide: deferred work, reused or changed
-        outputs, inputs written, red zones."""
-        rungs = self.rungs
-        if record.get("deferred"):
-            rungs.failed("deferred_output", "the output changed after the caller's stream was "
-                         "synchronised: work left running on another stream", case)  # fmt: skip
-        elif "deferred" in record:
-            rungs.passed("deferred_output")
-        if record.get("reused_buffer"):
-            rungs.failed("no_cached_results", "returned a buffer it had already returned, which the "
-                         "caller still holds", case)  # fmt: skip
-        elif record.get("earlier_output_changed"):
-            rungs.failed("no_cached_results", "an earlier output changed when kernel() was called "
-                         "again (it reuses a returned buffer)", case)  # fmt: skip
-        if record.get("inputs_changed"):
-            rungs.failed(
-                "inputs_untouched", f"input {record['inputs_changed'][0]} was modified in place", case
-            )
-        else:
-            rungs.passed("inputs_untouched")
-        if record.get("redzone_damage"):
-            rungs.failed("bounds", f"wrote past the end of a buffer ({record['redzone_damage']} canary "
-                         "byte(s) overwritten): a missing mask?", case)  # fmt: skip
-        elif "redzone_damage" in record:
-            rungs.passed("bounds")
-
-    def check_accuracy(self, out, ref, inputs, case: Case, rung: str, why: str = "") -> bool:
-        from pipeline.check.accuracy import compare
-
-        result = compare(out, ref, self.op.tolerance(case.dtype, inputs), scale=self.op.output_scale(inputs))
-        figures = {k: result[k] for k in ("max_abs_err", "max_rel_err", "rmse", "psnr_db", "cossim")}
-        if result["ok"]:
-            self.rungs.passed(rung, figures)
-        else:
-            self.rungs.failed(rung, why + result["reason"], case, figures=figures,
-                              first_mismatches=result.get("first_mismatches", []))  # fmt: skip
-        return result["ok"]
-
-    def check_unwritten(self, case: Case) -> None:
-        """Two watched runs, two poisons: elements that differ were never written."""
-        import torch
-
-        inputs = case.inputs(self.device)
-        first = self.call(inputs, POISON_1, watch=True)
-        second = self.call(inputs, POISON_2, watch=True)
-        if self.raised(first, "run", case) or self.raised(second, "run", case):
-            return
-        for reply in (first, second):  # work left on another stream shows here first
-            self.check_record(reply["record"], case)
-        out1, out2 = first["out"], second["out"]
-        if out1 is None or out2 is None or out1.shape != out2.shape:
-            return  # the run rung says why
-        same = (out1 == out2) | (torch.isnan(out1) & torch.isnan(out2))
-        if bool(same.all()):
-            self.rungs.passed("unwritten_output")
-            return
-        flat = torch.nonzero(~same.reshape(-1)).reshape(-1)
-        self.rungs.failed("unwritten_output", f"{flat.numel()} of {out1.numel()} output element(s) were "
-                          f"never written: they hold the poison (first at flat index {int(flat[0])})",
-                          case)  # fmt: skip
-
-    def probe_many_calls(self, case: Case) -> None:
-        """The output after a benchmark's worth of calls is still right (a kernel honest only
-        for as many calls as a judge makes is caught here)."""
-        inputs = case.inputs(self.device)
-        reply = self.call(inputs, watch=False, warm=MANY_CALLS)
-        if not self.raised(reply, case.rung, case) and reply["out"] is not None:
-            self.check_accuracy(reply["out"], self.op.reference(*inputs), inputs, case, case.rung)
-
-    def start_unobserved(self, case: Case, path: str):
-        """One call in a fresh process with none of the judge's modules loaded. It starts
-        now (its imports run beside the runner's work); the function returned collects it,
-        judges it when asked to, and cleans up either way."""
-        import shutil
-
-        inputs = case.inputs(self.device)
-        scratch = tempfile.mkdtemp(prefix="kpipe-bare-")
-        child = runner(self.device, Path(scratch), self.runner.timeout_s, path, bare=True)
-        child.request({"path": str(Path(path).resolve()), "inputs": list(inputs)})
-
-        def finish(judge: bool) -> None:
-            try:
-                reply = child.reply() if judge else None
-            except ChildDied as exc:
-                if exc.sandbox_failed:
-                    self.rungs.needs_gpu("sandbox", str(exc), status="not isolated")
-                else:
-                    self.rungs.failed(
-                        case.rung, f"in a process of its own: {exc}", case, log_tail=child.tail()
-                    )
-                return
-            finally:
-                child.kill()
-                shutil.rmtree(scratch, ignore_errors=True)
-            if reply is not None:
-                ref = self.op.reference(*inputs)
-                if self.check_run(reply["out"], {"type": "not a plain torch.Tensor"}, ref, inputs, case):
-                    self.check_accuracy(reply["out"], ref, inputs, case, case.rung)
-
-        return finish
-
-    def probe_memoisation(self, a: Case, b: Case, secret: int) -> None:
-        """The same input buffers with new contents (all of them, then one interior element),
-        then the same tensors again: each output must be right for what the buffers hold."""
-        rng = random.Random(secret ^ 0xCAC4E)
-        in_a = a.inputs(self.device)
-        in_b = b.inputs(self.device)
-        one = tuple(t.clone() for t in in_b)
-        flat = one[0].view(-1) if one[0].is_contiguous() else None
-        if flat is not None and flat.numel() > 2:
-            i = rng.randrange(1, flat.numel() - 1)
-            flat[i] = flat[i] * -2 + 1  # one interior element, anywhere
-        steps = [("new inputs, first call", in_a, {}), ("the same buffers with new contents", in_b, {"into": True}),
-                 ("the same buffers with one element changed", one, {"into": True}),
-                 ("the same tensors again, untouched", one, {"again": True})]  # fmt: skip
-        for n, (what, inputs, how) in enumerate(steps):
-            case = a if n == 0 else b
-            rung = case.rung if n == 0 else "no_cached_results"  # the first call is an ordinary one
-            reply = self.call(inputs, **how)
-            if self.raised(reply, rung, case):
-                return
-            out, ref = reply["out"], self.op.reference(*inputs)
-            if not self.check_run(out, reply["record"], ref, inputs, case):
-                return
-            self.check_record(reply["record"], case)
-            if not self.check_accuracy(
-                out, ref, inputs, case, rung, "" if n == 0 else f"wrong output on {what}: "
-            ):
-                return
-
-
-def candidate_frames(trace: str, path: str | None) -> list[str]:
-    """The frames of a traceback inside the candidate's own file, as "file.py:LINE in FUNC:
-    CODE", innermost last: where a raising kernel raised."""
-    if not trace or not path:
-        return []
-    name, lines, found = Path(path).name, trace.splitlines(), []
-    for i, line in enumerate(lines):
-        text = line.strip()
-        if text.startswith("File ") and f'{name}"' in text:
-            parts = text.split(", ")
-            number = parts[1].removeprefix("line ") if len(parts) > 1 else "?"
-            func = parts[2].removeprefix("in ") if len(parts) > 2 else "?"
-            code = (
-                lines[i + 1].strip()
-                if i + 1 < len(lines) and not lines[i + 1].strip().startswith("File ")
-                else ""
-            )
-            found.append(f"{name}:{number} in {func}: {code}"[:200])
-    return found
 
 
 def believed(loaded: dict, path: Path) -> dict:
@@ -581,8 +283,7 @@ def check_candidate(op: str, path: str, device: str, root: str, secret: int,
 def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict, rungs: Rungs):
     """Load the candidate in the runner, then every case and probe. Returns its backend."""
     began = time.perf_counter()
-    loaded = runner.ask({"cmd": "load", "path": str(Path(path).resolve()), "device": device,
-                         "root": str(Path(op.path).parents[1])})  # fmt: skip
+    loaded = runner.ask(load_request(op, path, device))
     rungs.isolation = runner.isolation()  # what this process sees of the runner, not its word
     loaded = believed(loaded, Path(path))
     rungs.clock("load", began)  # the runner's start (torch's import) and the candidate's import

@@ -117,6 +117,25 @@ CANARY = 0xA5
 THREAD_OWNERS = ("torch", "triton", "cutlass", "tilelang", "tvm", "pipeline")
 
 
+def same_bytes(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Bit for bit (NaNs included), compared on the host. The runner's own checks must run
+    no compute kernel on a GPU: the kernel witness (pipeline/check/outside.py) is this very
+    process under Nsight Compute, and counts torch's compute kernels against the candidate.
+    A copy to the host is no kernel."""
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    return torch.equal(_host_bytes(a), _host_bytes(b))
+
+
+def canaries_damaged(zone: torch.Tensor) -> int:
+    """How many bytes of a red zone no longer hold the canary (on the host, as same_bytes)."""
+    return int((_host_bytes(zone) != CANARY).sum())
+
+
+def _host_bytes(t: torch.Tensor) -> torch.Tensor:
+    return t.detach().cpu().contiguous().reshape(-1).view(torch.uint8)
+
+
 @dataclass
 class Allocation:
     buffer: torch.Tensor  # the whole storage, red zone included
@@ -193,11 +212,7 @@ class CallRecord:
 
     def redzone_damage(self) -> int:
         """How many canary bytes past the end of candidate allocations were overwritten."""
-        damaged = 0
-        for a in self.allocations:
-            zone = a.buffer.view(torch.uint8)[a.used_bytes :]
-            damaged += int((zone != CANARY).sum())
-        return damaged
+        return sum(canaries_damaged(a.buffer.view(torch.uint8)[a.used_bytes :]) for a in self.allocations)
 
     def output_problem(self, out: torch.Tensor) -> str | None:
         """Why `out` was not written by a kernel launch, or None: it must live in a buffer
@@ -209,9 +224,9 @@ class CallRecord:
             return "the returned tensor was not allocated through torch during the call"
         if home.after_launch is None:
             return "the returned tensor was never written by a kernel launch (allocated after the last one)"
-        if home.moved_from is not None and not torch.equal(*home.moved_from):
+        if home.moved_from is not None and not same_bytes(*home.moved_from):
             return "the returned tensor was moved out of a buffer changed after its last kernel launch"
-        if not torch.equal(home.buffer[: home.used_bytes], home.after_launch):
+        if not same_bytes(home.buffer[: home.used_bytes], home.after_launch):
             return "the returned tensor was changed after the last kernel launch"
         return None
 
@@ -403,7 +418,7 @@ class CallMonitor:
             zone = self._input_zones.get(t.data_ptr()) if isinstance(t, torch.Tensor) else None
             if zone:
                 buffer, used = zone
-                damaged += int((buffer[used:] != CANARY).sum())
+                damaged += canaries_damaged(buffer[used:])
         return damaged
 
     def remember_kept(self) -> None:

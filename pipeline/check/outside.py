@@ -1,15 +1,17 @@
-"""(GPU) Witnesses from outside the runner: one call of the candidate in a fresh locked-down
-process under an NVIDIA tool, whose findings the tool's own process writes to a file of the
-judge's. Everything the runner reports (launches, torch ops, CUPTI's kernel names) comes from
-the candidate's process, which its code can rewrite: a candidate that replaces the runner's
-watch and its CUPTI reader, then adds with torch, sends a clean record. These two it can
-only fool by telling the tool's process apart from the runner (known gap, README).
+"""(GPU) Witnesses from outside the runner, under an NVIDIA tool whose findings the tool's
+own process writes to a file of the judge's. Everything the runner reports (launches, torch
+ops, CUPTI's kernel names) comes from the candidate's process, which its code can rewrite: a
+candidate that replaces the runner's watch and its CUPTI reader, then adds with torch, sends
+a clean record.
 
-  memory_safety   compute-sanitizer's memcheck, with torch's caching allocator off, so a
-                  read or write past an input's end leaves the allocation it was in
-  real_kernel     Nsight Compute's names of every kernel the call ran (demangled): torch's
-                  or cuBLAS's compute kernels, or no kernel at all, mean no kernel of the
-                  candidate's computed the output
+  real_kernel     Nsight Compute over the judge's own runner, started and asked as the
+                  runner of the cases is, every kernel of the whole process named: torch's
+                  or cuBLAS's compute kernels anywhere in it, or no kernel of the
+                  candidate's, mean no kernel of the candidate's computed the output. Only
+                  the tool itself tells that runner apart (known gap, README).
+  memory_safety   compute-sanitizer's memcheck over one call in pipeline/measure/launch.py,
+                  with torch's caching allocator off, so a read or write past an input's end
+                  leaves the allocation it was in (told apart by its main module too)
 """
 
 from __future__ import annotations
@@ -80,12 +82,34 @@ class Held:
     def needs_gpu(self, *args, **kwargs):
         self.calls.append(("needs_gpu", args, kwargs))
 
+    def note(self, **event):
+        pass  # progress of the cases: the judge's own runner reports it
+
     def found_fault(self) -> bool:
         return any(name == "failed" for name, _, _ in self.calls)
 
     def enter(self, rungs) -> None:
         for name, args, kwargs in self.calls:
             getattr(rungs, name)(*args, **kwargs)
+
+
+class UnderTool(Held):
+    """Findings made in a runner under a tool, each reason saying so, but the rung the tool
+    itself decides: under Nsight Compute the runner's CUPTI reader sees no kernel (the
+    tool holds CUPTI), so a CuTe kernel compiled through a library's own path, which only
+    CUPTI shows the runner, read as "no kernel launched" (Quack's RMSNorm, H200, 2026-12-05)."""
+
+    def __init__(self, tool: str, decides: str):
+        super().__init__()
+        self.tool, self.decides = tool, decides
+
+    def passed(self, name, *args, **kwargs):
+        if name != self.decides:
+            super().passed(name, *args, **kwargs)
+
+    def failed(self, name, reason, case=None, **details):
+        if name != self.decides:
+            super().failed(name, f"under {self.tool}: {reason}", case, **details)
 
 
 def memory_safety(op, path: str, case: Case, rungs) -> None:
@@ -143,58 +167,99 @@ def sanitizer_verdict(code: int, report: str, printed: str, case: Case, rungs) -
         rungs.passed("memory_safety")
 
 
-def kernel_witness(op, path: str, case: Case, rungs) -> None:
-    """Nsight Compute's list of the kernels one call ran, read from its report."""
-    from pipeline.measure.ncu import run_witness, whole_name
+def kernel_witness(op, path: str, case: Case, rungs, device: str = "cuda") -> None:
+    """Nsight Compute over the judge's own runner, the whole process: which kernels ran.
+    (`device`: "cpu" only where a test stands a script in for ncu.)"""
+    from pipeline.measure.ncu import whole_name
 
     ncu = shutil.which("ncu")
     if not ncu:
         rungs.needs_gpu("kernel_witness", "ncu is not on PATH here: no witness outside the runner",
                         status="needs tool")  # fmt: skip
         return
-    # A call that failed under the tool is tried once more before it counts against the
+    # A runner that failed under the tool is tried once more before it counts against the
     # candidate: on the H200 (2026-12-05) a correct softmax failed so in 3 of 20 checks run
     # six side by side, killed with no output (sandbox.py, under_tool, says by what, likely).
     for _ in range(2):
-        with tempfile.TemporaryDirectory(prefix="kpipe-witness-") as scratch:
-            target, env = _target("witness", op, path, case, Path(scratch))
-            try:
-                run = run_witness(ncu, target, env, scratch, TOOL_TIMEOUT_S)
-            except Exception as exc:  # the tool's report, not the candidate's: no verdict from it
-                rungs.needs_gpu("kernel_witness", f"ncu's report could not be read: {exc}", status="not run")
-                return
+        try:
+            run, found = runner_under_ncu(ncu, op, path, case, device)
+        except Exception as exc:  # the tool's report, not the candidate's: no verdict from it
+            rungs.needs_gpu("kernel_witness", f"ncu's report could not be read: {exc}", status="not run")
+            return
         if run.code in (0, None):
             break
     if run.code is None:
         rungs.failed(
-            "real_kernel", f"the call under Nsight Compute did not finish within {TOOL_TIMEOUT_S} s", case
+            "real_kernel", f"the runner under Nsight Compute did not finish within {TOOL_TIMEOUT_S} s", case
         )
         return
-    names = [whole_name(k) for k in run.kernels]
-    witness_verdict(run.code, names, run.said, run.printed, case, rungs)
+    found.enter(rungs)  # what the runner's own checks found there (a wrong output, say)
+    witness_verdict(run.code, [whole_name(k) for k in run.kernels], run.said, run.printed, case, rungs)
+
+
+def runner_under_ncu(ncu: str, op, path: str, case: Case, device: str = "cuda"):
+    """The judge's runner (pipeline/check/runner.py), started as the judge starts it but
+    under Nsight Compute, which names every kernel the process runs. It is asked what a
+    runner is first asked (load, then a watched call: the case), so nothing tells it from
+    the runner of the cases but the tool itself; and a runner launches no compute kernel of
+    its own (its comparisons run on the host: monitor.same_bytes). The case is judged there
+    as anywhere. Returns the WitnessRun (code None: past the timeout) and those findings."""
+    from pipeline.check.checker import Checker, load_request, runner
+    from pipeline.core.sandbox import ChildDied
+    from pipeline.measure.ncu import WitnessRun, one_at_a_time, read_report, shadow_command
+
+    found, died = UnderTool("Nsight Compute", decides="real_kernel"), ""
+    with (
+        tempfile.TemporaryDirectory(prefix="kpipe-witness-") as scratch,
+        tempfile.TemporaryDirectory() as own,
+        one_at_a_time(),
+    ):
+        report, log = Path(own) / "witness.ncu-rep", Path(own) / "ncu.log"
+        child = runner(device, Path(scratch), TOOL_TIMEOUT_S, path, tool=shadow_command(ncu, report, log))
+        try:
+            loaded = child.ask(load_request(op, path, device))
+            if loaded.get("ok"):
+                Checker(op, child, device, found, case.seed, path).run_case(case)
+            else:
+                found.failed("real_kernel", f"the candidate did not load: {loaded.get('error')}", case)
+        except ChildDied as exc:
+            died = str(exc)
+        finally:
+            child.close(wait_s=120)  # ncu writes its report once its target has exited
+        printed = "\n".join(filter(None, [died, child.tail()]))
+        code = None if died.startswith("timeout") else child.proc.returncode
+        said = log.read_text(errors="replace") if log.is_file() else ""
+        kernels = read_report(report) if code is not None and report.is_file() else []
+    return WitnessRun(code, kernels, said, printed), found
 
 
 def witness_verdict(code: int, names: list[str], said: str, printed: str, case: Case, rungs) -> None:
-    """The kernel witness's finding from ncu's exit code, the kernels in its report, its own
-    log (`said`) and what the target printed. ncu's own failure (no access to the GPU's
-    counters, a missing option) is "not run", never a pass and never a rejection; the target
-    failing under it is a rejection, as under compute-sanitizer: it ran everywhere else."""
-    from pipeline.measure.kernel_names import torch_compute
+    """The kernel witness's finding from ncu's exit code, the kernels in its report (every
+    kernel of the runner's process), its own log (`said`) and what the target printed.
+    ncu's own failure (no access to the GPU's counters, a missing option) is "not run",
+    never a pass and never a rejection; the target failing under it is a rejection, as under
+    compute-sanitizer: it ran everywhere else. torch's fills and copies are the runner's
+    plumbing (its poison, its snapshots) or a candidate's layout moves, no compute."""
+    from pipeline.measure.kernel_names import torch_compute, torch_kernel
 
     target_failed = "application returned an error code" in said.lower()
     tool_failed = not names and not target_failed and (code != 0 or "==ERROR==" in said)
+    own = sorted({n for n in names if not torch_kernel(n)})
     if tool_failed:
         tail = " ".join((said or printed).split()[-25:])
         rungs.needs_gpu("kernel_witness", f"ncu could not run (exit {code}): {tail}", status="not run")
     elif target_failed or code != 0:
-        tail = " ".join((printed or said).split()[-25:])  # what the target said, else the tool
-        rungs.failed("real_kernel", f"the call under Nsight Compute exited {code}: {tail}", case)
-    elif not names:
-        rungs.failed("real_kernel", "no kernel computed the output: Nsight Compute, outside the candidate's "
-                     "process, saw no kernel run in one call", case)  # fmt: skip
+        # what the target said, and the tool (its log is ours: the target cannot imitate it)
+        tail = " ".join(printed.split()[-25:]) + (
+            f"; ncu: {' '.join(said.split()[-25:])}" if said.strip() else ""
+        )
+        rungs.failed("real_kernel", f"the runner under Nsight Compute exited {code}: {tail}", case)
     elif torch_compute(names):
         shown = "; ".join(torch_compute(names)[:3])[:300]
         rungs.failed("real_kernel", "no kernel computed the output: Nsight Compute, outside the candidate's "
-                     f"process, saw torch's own compute kernels run in one call ({shown})", case)  # fmt: skip
+                     f"process, saw torch's own compute kernels run in it ({shown})", case)  # fmt: skip
+    elif not own:
+        rungs.failed("real_kernel", "no kernel computed the output: Nsight Compute, outside the candidate's "
+                     "process, saw no kernel of the candidate's run in it", case)  # fmt: skip
     else:
-        rungs.passed("kernel_witness", kernels=sorted(set(names))[:10])
+        rungs.passed("kernel_witness", kernels=own[:10])

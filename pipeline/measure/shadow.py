@@ -59,10 +59,14 @@ def shadow_kernels(ncu: str, hello: dict, cache: Path, op, shape: dict, dtype, s
                    calls: int | None) -> list[dict]:  # fmt: skip
     """The kernels Nsight Compute saw in a bench child set up and replayed once at `shape`."""
     from pipeline.core.sandbox import Child, ChildDied
-    from pipeline.measure.ncu import read_report, shadow_command
+    from pipeline.measure.ncu import one_at_a_time, read_report, shadow_command
     from pipeline.measure.rounds import ShapeBench, Wrong
 
-    with tempfile.TemporaryDirectory(prefix="kpipe-shadow-") as scratch, tempfile.TemporaryDirectory() as own:
+    with (
+        tempfile.TemporaryDirectory(prefix="kpipe-shadow-") as scratch,
+        tempfile.TemporaryDirectory() as own,
+        one_at_a_time(),
+    ):
         report, log = Path(own) / "shadow.ncu-rep", Path(own) / "ncu.log"
         child = Child("pipeline.measure.bench_runner", Path(scratch), SHADOW_TIMEOUT_S, cache=cache,
                       tool=shadow_command(ncu, report, log))  # fmt: skip

@@ -43,7 +43,7 @@ from pipeline.core.params import section
 from pipeline.core.problem import list_candidate_files, load_op
 from pipeline.core.records import metrics_path, read_metrics, reports_dir, test_verdicts
 from pipeline.core.sandbox import candidate_cache, sandboxed_target
-from pipeline.measure.ncu import ncu_command, read_report, summarize
+from pipeline.measure.ncu import ncu_command, one_at_a_time, read_report, summarize
 from pipeline.measure.proton import proton_scopes, smallest_shape
 from pipeline.stages.common import keep_evidence, skip_without_gpu, stage_main, stamp, write_record
 
@@ -56,7 +56,7 @@ def profile_one(op: str, path: Path, root: Path, dtype_name: str, shape_index: i
     ncu = shutil.which("ncu")
     if not ncu:
         return {"status": "skipped", "reason": "ncu not on PATH"}
-    with tempfile.TemporaryDirectory(prefix="kpipe-profile-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="kpipe-profile-") as scratch, one_at_a_time():
         target, env = sandboxed_target("pipeline.measure.launch", ["ncu", op, str(path), dtype_name, str(shape_index),
                                        str(root)], Path(scratch), candidate_cache(path, "cuda"), under_tool=True)  # fmt: skip
         proc = subprocess.run(ncu_command(ncu, report, tensor_roofline, target), capture_output=True, text=True,
