@@ -4,6 +4,7 @@ strided inputs, the workspace hashes, and the verdict record."""
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 import torch
@@ -611,3 +612,30 @@ def test_an_interpreted_body_may_name_only_what_a_gpu_compile_accepts():
     hooked = jit(clean)
     hooked.add_pre_run_hook(lambda *a, **k: None)
     assert "pre-run hooks" in host_reach(hooked, (x, 4), {})
+
+
+def test_the_judge_sees_processes_below_the_runner_and_not_zombies():
+    """What sandbox.started_below reads from /proc: a live grandchild of the runner counts, a
+    zombie does not, and the runner alone is nothing (both are this process's own children
+    in use, as the judge's runner is: tracked)."""
+    from pipeline.core.sandbox import started_below, track, untrack
+
+    alone = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    parent = subprocess.Popen([sys.executable, "-c", (
+        "import subprocess, sys, time\n"
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'])\n"
+        "subprocess.Popen(['true'])\n"  # exits at once, never reaped: a zombie
+        "time.sleep(30)\n")], start_new_session=True)  # fmt: skip
+    track(alone.pid)
+    track(parent.pid)
+    try:
+        time.sleep(1.5)
+        assert started_below(alone.pid) == []
+        seen = started_below(parent.pid)
+        assert len(seen) == 1 and "sleep(30)" in seen[0], seen
+    finally:
+        os.killpg(parent.pid, 9)  # the grandchild with it
+        for p in (alone, parent):
+            p.kill()
+            p.wait()
+            untrack(p.pid)

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from pipeline.check.plan import Case
-from pipeline.core.sandbox import Child, ChildDied, candidate_cache
+from pipeline.core.sandbox import Child, ChildDied, candidate_cache, started_below
 from pipeline.measure.kernel_names import torch_compute, torch_kernel, transfer
 
 POISON_1, POISON_2 = float("nan"), 7777.0
@@ -70,8 +70,12 @@ def load_request(op, path: str, device: str) -> dict:
 class Checker:
     """One candidate's runner, and a rung function for each thing a call can get wrong."""
 
-    def __init__(self, op, runner: Child, device: str, rungs, secret: int, path: str | None = None):
+    def __init__(self, op, runner: Child, device: str, rungs, secret: int, path: str | None = None,
+                 processes: bool = True):  # fmt: skip
+        """`processes`: whether the processes below the runner are looked at (not where a
+        tool started it: the tool is the Child's process, the runner below it)."""
         self.op, self.runner, self.device, self.rungs, self.path = op, runner, device, rungs, path
+        self.processes = processes
         self.watch_rng = random.Random(secret ^ 0x5EED)  # which calls run unwatched
         self.calls = 0
         self.cuda_broken = False
@@ -81,10 +85,15 @@ class Checker:
         if watch is None:  # the first calls are watched: red zones catch an overrun before it crashes
             watch = self.calls < WATCHED_FIRST or self.watch_rng.randrange(UNWATCHED_SHARE) != 0
         self.calls += 1
+        beside = started_below(self.runner.proc.pid) if self.processes else []
         reply = self.runner.ask({"cmd": "call", "inputs": [] if again else list(inputs), "watch": watch,
                                  "poison": poison, "into": into, "again": again, "warm": warm,
                                  "witness": watch})  # fmt: skip
         reply.setdefault("record", {})
+        if self.processes:
+            beside += [p for p in started_below(self.runner.proc.pid) if p not in beside]
+        if beside:  # seen by this process, whatever the runner's record says
+            reply["record"]["processes"] = beside
         return reply
 
     def raised(self, reply: dict, rung: str, case: Case) -> bool:
@@ -132,6 +141,10 @@ class Checker:
         return True
 
     def check_real_kernel(self, record: dict, case: Case) -> None:
+        if record.get("processes"):  # watched or not: the runner's word plays no part in it
+            self.rungs.failed("real_kernel", "no kernel computed the output: a process the candidate started "
+                              f"ran beside the call: {', '.join(record['processes'][:3])}", case)  # fmt: skip
+            return
         if "launches" not in record:
             return  # an unwatched call: only its output is judged
         why = None

@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from pipeline.check.plan import Case, dtype_name
-from pipeline.core.sandbox import candidate_cache, sandboxed_target
+from pipeline.core.sandbox import candidate_cache, run_tracked, sandboxed_target
 
 TOOL_TIMEOUT_S = 600
 
@@ -133,9 +133,7 @@ def memory_safety(op, path: str, case: Case, rungs) -> None:
         cmd = [sanitizer, "--tool", "memcheck", "--report-api-errors", "no", "--error-exitcode", "86",
                "--print-limit", "4", "--log-file", str(log), *target]  # fmt: skip
         try:
-            proc = subprocess.run(
-                cmd, capture_output=True, text=True, env=env, cwd=scratch, timeout=TOOL_TIMEOUT_S
-            )
+            proc = run_tracked(cmd, TOOL_TIMEOUT_S, env=env, cwd=scratch)
         except subprocess.TimeoutExpired:
             rungs.failed(
                 "memory_safety",
@@ -219,7 +217,7 @@ def runner_under_ncu(ncu: str, op, path: str, case: Case, device: str = "cuda"):
         try:
             loaded = child.ask(load_request(op, path, device))
             if loaded.get("ok"):
-                Checker(op, child, device, found, case.seed, path).run_case(case)
+                Checker(op, child, device, found, case.seed, path, processes=False).run_case(case)
             else:
                 found.failed("real_kernel", f"the candidate did not load: {loaded.get('error')}", case)
         except ChildDied as exc:

@@ -279,14 +279,76 @@ def spawning():
     return _LOCK
 
 
+def run_tracked(cmd: list[str], timeout_s: float, **kwargs) -> subprocess.CompletedProcess:
+    """subprocess.run (output captured, as text) for a tool this process starts beside its
+    Children: tracked, so a sweep leaves it alone and the judge does not take it for a
+    candidate's stray. Past the timeout its session is killed and TimeoutExpired raised."""
+    with _LOCK:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True, **kwargs)  # fmt: skip
+        track(proc.pid)
+    try:
+        out, err = proc.communicate(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+    finally:
+        untrack(proc.pid)
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
+def strays() -> list[int]:
+    """Children of this process that no Child object (or tracked trusted child) uses: daemons
+    a candidate started, re-parented here because this process is a subreaper."""
+    with _LOCK:
+        return [pid for pid in _children(os.getpid()) if pid not in _LIVE]
+
+
+def started_below(pid: int) -> list[str]:
+    """The processes alive now below `pid` (a runner), and the strays re-parented to this
+    process (a daemon that double-forked), as "PID COMMAND", read from /proc by the parent,
+    out of the child's reach. Zombies (exited, not yet reaped) run nothing: left out."""
+    found, todo = [], [pid]
+    while todo:
+        for child in _task_children(todo.pop()):
+            found.append(child)
+            todo.append(child)
+    found += [p for p in strays() if p not in found]
+    return [f"{p} {_command(p)}" for p in found if not _exited(p)]
+
+
+def _task_children(pid: int) -> list[int]:
+    out = []
+    for children in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            out += [int(c) for c in children.read_text().split()]
+        except (OSError, ValueError):
+            pass
+    return out
+
+
+def _exited(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in "ZX"
+    except (OSError, IndexError):
+        return True
+
+
+def _command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:120]
+    except OSError:
+        return "?"
+
+
 def sweep() -> int:
     """Kill every child of this process but its live Child objects: daemons a candidate
     left behind, re-parented here because this process is a subreaper. Call it only where
     no other subprocess of this process may be running. How many were killed."""
-    me, killed = os.getpid(), 0
+    killed = 0
     for _ in range(20):
-        with _LOCK:
-            found = [pid for pid in _children(me) if pid not in _LIVE]
+        found = strays()
         if not found:
             break
         for pid in found:

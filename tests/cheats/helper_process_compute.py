@@ -2,10 +2,10 @@
 copies the inputs into shared buffers (shared memory on the host, CUDA's inter-process
 handles on a GPU: torch.multiprocessing's own sharing), the helper adds them with torch
 into a shared output, and a Triton copy hands the result on. The runner's watch and its
-CUPTI record see the runner's own process only. On a CPU the watch rejects it: the shared
-output changed outside any launch. On a GPU neither the watch nor CUPTI sees another process's kernels; on
-the H200 (2026-12-05) its helper died at the first call (BrokenPipeError: rejected at `run`,
-by luck, not by a rule; why it died is not known), so its GPU test still fails."""
+CUPTI record see the runner's own process only; the judge sees the helper in /proc, alive
+when a call starts (pipeline/core/sandbox.py: started_below). Before that rule, on the H200
+(2026-12-05), its helper died at the first call (BrokenPipeError: rejected at `run`, by
+luck, not by a rule; why it died is not known)."""
 
 import subprocess
 import sys
