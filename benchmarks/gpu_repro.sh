@@ -185,8 +185,14 @@ judge_lane() {
   judge20
 }
 judge20() {
+  # host memory every 5 s beside it (logs/judge20-memory.log): on 2026-12-05, 7 of 20 lost the
+  # witness's target under ncu (exit 9, nothing printed) six side by side, none alone
+  (while [ ! -e logs/judge20.done ]; do echo "$(date +%T) $(free -m | sed -n 2p)"; sleep 5; done \
+    > logs/judge20-memory.log 2>&1 &)
   TAIL=25 step judge20 bash -c 'seq 20 | xargs -P 6 -I{} sh -c "python -m pipeline check softmax \
     kernels/softmax/triton.py --device cuda > logs/judge20-{}.log 2>&1; echo run {} exit \$?"'
+  sort -k4 -n logs/judge20-memory.log | tail -1 | sed 's/^/   most host memory used (free -m): /'
+  dmesg 2> /dev/null | grep -i -E "out of memory|killed process" | tail -3
 }
 export -f step gpu_only_cheats judge_lane judge20
 # One verdict in full before anything else (~35 s): what a change of the judge shows on a GPU
