@@ -327,7 +327,7 @@ while [ $# -gt 0 ]; do
     *) break ;;
   esac
 done
-"$@"
+UNDER_FAKE_NCU=1 "$@"
 if [ -n "$FAKE_FIRST_EXIT" ] && [ "$(wc -l < "$FAKE_ARGS.runs")" -eq 1 ]; then
   echo "==ERROR== The application returned an error code ($FAKE_FIRST_EXIT)." > "$log"
   exit "$FAKE_FIRST_EXIT"
@@ -386,6 +386,13 @@ def test_the_kernel_witness_is_the_judges_runner_under_nsight_compute(tmp_path, 
         moved["inputs_untouched"]["ok"] is False
         and "under Nsight Compute" in moved["inputs_untouched"]["reason"]
     )
+    # a candidate that will not load under the tool is rejected, not waved through
+    shy = tmp_path / "shy.py"
+    shy.write_text("import os\nif os.environ.get('UNDER_FAKE_NCU'):\n    raise ImportError('not here')\n"
+                   + (REPO / "kernels" / "vector_add" / "triton.py").read_text())  # fmt: skip
+    refused = rungs_after(str(shy))["import"]
+    assert refused["ok"] is False and refused["reason"].startswith("under Nsight Compute: the candidate")
+    assert "not here" in refused["reason"]  # its own words: it loads elsewhere (the first run above)
     runs = tmp_path / "args.runs"
     runs.unlink()
     monkeypatch.setenv("FAKE_FIRST_EXIT", "9")

@@ -70,6 +70,9 @@ def test_kernel_names_tell_torch_and_cublas_from_a_candidate_or_a_library_it_wra
         "nvjet_tst_128x256_64x4_2x1_v_bz_coopA_NNT",
         "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_execute_segment_k_off_kernel__5x_cublas",
         "void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 4, 4, false, false>(T13)",
+        "triton_poi_fused_add_0",  # torch.compile's own Triton kernels
+        "triton_per_fused__softmax_0",
+        "cupy_add",  # CuPy's ufunc
     ]
     moves = ["void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int, T2, T3)",
              "void at::native::elementwise_kernel<128, 2, at::native::direct_copy_kernel_cuda(at::TensorIteratorBase &)>",

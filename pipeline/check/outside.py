@@ -176,13 +176,14 @@ def kernel_witness(op, path: str, case: Case, rungs, device: str = "cuda") -> No
                         status="needs tool")  # fmt: skip
         return
     # A runner that failed under the tool is tried once more before it counts against the
-    # candidate: on the H200 (2026-12-05) a correct softmax failed so in 3 of 20 checks run
-    # six side by side, killed with no output (sandbox.py, under_tool, says by what, likely).
+    # candidate: on the H200 (2026-12-05) a correct softmax's failed so, twice, in 7 of 20
+    # checks six side by side (exit 9, nothing printed), in none alone (ncu.one_at_a_time).
     for _ in range(2):
         try:
             run, found = runner_under_ncu(ncu, op, path, case, device)
-        except Exception as exc:  # the tool's report, not the candidate's: no verdict from it
-            rungs.needs_gpu("kernel_witness", f"ncu's report could not be read: {exc}", status="not run")
+        except Exception as exc:  # ncu's report unreadable, say: the tool's, no verdict from it
+            rungs.needs_gpu("kernel_witness", f"the witness could not run: {type(exc).__name__}: {exc}",
+                            status="not run")  # fmt: skip
             return
         if run.code in (0, None):
             break
@@ -219,7 +220,7 @@ def runner_under_ncu(ncu: str, op, path: str, case: Case, device: str = "cuda"):
             if loaded.get("ok"):
                 Checker(op, child, device, found, case.seed, path, processes=False).run_case(case)
             else:
-                found.failed("real_kernel", f"the candidate did not load: {loaded.get('error')}", case)
+                found.failed("import", f"the candidate did not load: {loaded.get('error')}", case)
         except ChildDied as exc:
             died = str(exc)
         finally:

@@ -10,12 +10,17 @@ the candidate's, computed the output. A driver copy or fill is no kernel at all.
 
 from __future__ import annotations
 
-# Substrings of the names of torch's kernels (aten, its CUB and flash-attention copies) and
-# cuBLAS/cuDNN's (nvjet_* and *xmma* on Hopper, gemv/gemmk1/splitKreduce for small shapes).
-# `_ZN2at` and `N2at6native` are namespace at (and at::native in a template's arguments) in a
-# mangled name: Nsight Compute's demangled names have no namespaces.
+# Substrings of the names of torch's kernels (aten, its CUB and flash-attention copies, and
+# the Triton kernels torch.compile generates: triton_<category>_<fused ops>_<n>, the category
+# cut to three letters by inductor: pointwise, reduction, persistent reduction, template,
+# foreach, split scan, unknown), cuBLAS/cuDNN's (nvjet_* and *xmma* on Hopper,
+# gemv/gemmk1/splitKreduce for small shapes) and CuPy's own ufuncs and reductions (cupy_add,
+# cupy_sum: a kernel a user writes through CuPy is named by its user). `_ZN2at` and
+# `N2at6native` are namespace at (and at::native in a template's arguments) in a mangled
+# name: Nsight Compute's demangled names have no namespaces.
+INDUCTOR = tuple(f"triton_{c}_" for c in ("poi", "red", "per", "tem", "for", "spl", "unk"))
 LIBRARY_MARKS = ("at::", "_ZN2at", "N2at6native", "at_cuda_detail", "pytorch_flash", "cublas", "cudnn", "nvjet",
-                 "xmma_", "gemv2", "gemvx", "gemmk1_kernel", "gemmSN_", "splitKreduce")  # fmt: skip
+                 "xmma_", "gemv2", "gemvx", "gemmk1_kernel", "gemmSN_", "splitKreduce", *INDUCTOR, "cupy_")  # fmt: skip
 
 
 def torch_kernel(name: str) -> bool:
