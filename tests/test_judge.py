@@ -646,3 +646,20 @@ def test_the_judge_sees_processes_below_the_runner_and_not_zombies():
             p.kill()
             p.wait()
             untrack(p.pid)
+
+
+def test_the_runners_comparisons_are_bit_for_bit_on_the_host():
+    """monitor.same_bytes and canaries_damaged: what the runner compares with (on a GPU they
+    copy to the host first, so the runner launches no compute kernel the witness would see)."""
+    from pipeline.check.monitor import CANARY, canaries_damaged, same_bytes
+
+    a = torch.tensor([1.0, float("nan"), -0.0])
+    assert same_bytes(a, a.clone())  # NaN equals itself bit for bit
+    assert not same_bytes(a, torch.tensor([1.0, float("nan"), 0.0]))  # -0.0 is not 0.0
+    assert not same_bytes(a, a.double()) and not same_bytes(a, a[:2])
+    wide = torch.arange(12.0).reshape(3, 4)
+    assert same_bytes(wide.t(), wide.t().contiguous())  # by values, whatever the layout
+    zone = torch.full((16,), CANARY, dtype=torch.uint8)
+    assert canaries_damaged(zone) == 0
+    zone[3:5] = 0
+    assert canaries_damaged(zone) == 2
