@@ -77,6 +77,8 @@ class Runner:
     def call(self, msg: dict) -> dict:
         import torch
 
+        from pipeline.check.monitor import same_bytes
+
         inputs = tuple(msg.get("inputs") or ())
         if msg.get("again"):
             inputs = self.last_inputs  # the very same tensors, untouched since the last call
@@ -89,7 +91,7 @@ class Runner:
             inputs = self.monitor.padded(inputs)
         for _ in range(msg.get("warm", 0)):  # a benchmark's worth of calls first, unwatched
             self.kernel(*inputs)
-        before = [t.clone() for t in inputs]
+        before = [t.detach().to("cpu", copy=True) for t in inputs]  # compared on the host (same_bytes)
         record = {}
         profiler = _gpu_witness() if msg.get("witness") and self.device == "cuda" else None
         try:
@@ -106,14 +108,15 @@ class Runner:
             if self.device == "cuda":
                 torch.cuda.current_stream().synchronize()
                 torch.cuda.synchronize()  # now whatever else was queued, on any stream, is done
+            kept = snap.cpu()  # the host's copy, which the later comparisons read
         finally:
             if profiler is not None:  # stopped before the runner's own comparisons run
                 record["gpu_kernels"] = _kernels(profiler)
         if self.device == "cuda":
-            record["deferred"] = not _same(out, snap)
-        record["inputs_changed"] = [i for i, (a, b) in enumerate(zip(inputs, before)) if not _same(a, b)]
+            record["deferred"] = not same_bytes(out, kept)
+        record["inputs_changed"] = [i for i, (a, b) in enumerate(zip(inputs, before)) if not same_bytes(a, b)]
         record["reused_buffer"] = any(_overlaps(out, held) for held, _ in self.held)
-        record["earlier_output_changed"] = any(not _same(held, copy) for held, copy in self.held)
+        record["earlier_output_changed"] = any(not same_bytes(held, copy) for held, copy in self.held)
         if rec is not None:
             record.update(
                 launches=rec.launches,
@@ -125,7 +128,7 @@ class Runner:
                 redzone_damage=rec.redzone_damage() + self.monitor.input_redzone_damage(inputs),
                 output_problem=rec.output_problem(out),
             )
-        self.held = ([(out, snap)] + self.held)[:HELD_OUTPUTS]
+        self.held = ([(out, kept)] + self.held)[:HELD_OUTPUTS]
         self.last_inputs = inputs
         return {"out": snap, "record": record}
 
@@ -145,14 +148,6 @@ def _kernels(profiler) -> list[str]:
 
     profiler.__exit__(None, None, None)
     return [e.name for e in profiler.events() if e.device_type == DeviceType.CUDA][:200]
-
-
-def _same(a, b) -> bool:
-    """Bit for bit (NaNs included), on the host: no compute kernel of the runner's own for
-    the kernel witness to see (pipeline/check/monitor.py: same_bytes)."""
-    from pipeline.check.monitor import same_bytes
-
-    return same_bytes(a, b)
 
 
 def _overlaps(a, b) -> bool:

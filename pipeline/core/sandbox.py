@@ -298,34 +298,25 @@ def run_tracked(cmd: list[str], timeout_s: float, **kwargs) -> subprocess.Comple
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
-def strays() -> list[int]:
+def strays(parents: dict[int, int] | None = None) -> list[int]:
     """Children of this process that no Child object (or tracked trusted child) uses: daemons
     a candidate started, re-parented here because this process is a subreaper."""
     with _LOCK:
-        return [pid for pid in _children(os.getpid()) if pid not in _LIVE]
+        return [pid for pid in _children(os.getpid(), parents) if pid not in _LIVE]
 
 
 def started_below(pid: int) -> list[str]:
     """The processes alive now below `pid` (a runner), and the strays re-parented to this
     process (a daemon that double-forked), as "PID COMMAND", read from /proc by the parent,
     out of the child's reach. Zombies (exited, not yet reaped) run nothing: left out."""
+    parents = _parents()
     found, todo = [], [pid]
     while todo:
-        for child in _task_children(todo.pop()):
+        for child in _children(todo.pop(), parents):
             found.append(child)
             todo.append(child)
-    found += [p for p in strays() if p not in found]
+    found += [p for p in strays(parents) if p not in found]
     return [f"{p} {_command(p)}" for p in found if not _exited(p)]
-
-
-def _task_children(pid: int) -> list[int]:
-    out = []
-    for children in Path(f"/proc/{pid}/task").glob("*/children"):
-        try:
-            out += [int(c) for c in children.read_text().split()]
-        except (OSError, ValueError):
-            pass
-    return out
 
 
 def _exited(pid: int) -> bool:
@@ -361,8 +352,15 @@ def sweep() -> int:
     return killed
 
 
-def _children(pid: int) -> list[int]:
-    found = []
+def _children(pid: int, parents: dict[int, int] | None = None) -> list[int]:
+    return [
+        child for child, parent in (parents if parents is not None else _parents()).items() if parent == pid
+    ]
+
+
+def _parents() -> dict[int, int]:
+    """Every process's parent, from one pass over /proc (its stat's fourth field)."""
+    found = {}
     try:
         entries = os.listdir("/proc")
     except OSError:
@@ -370,12 +368,10 @@ def _children(pid: int) -> list[int]:
     for name in entries:
         if name.isdigit():
             try:
-                stat = Path(f"/proc/{name}/stat").read_text()
-            except OSError:
+                fields = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[-1].split()
+                found[int(name)] = int(fields[1])
+            except (OSError, IndexError, ValueError):
                 continue
-            fields = stat.rsplit(")", 1)[-1].split()
-            if len(fields) > 1 and fields[1] == str(pid):
-                found.append(int(name))
     return found
 
 
