@@ -370,6 +370,7 @@ class CallMonitor:
         self.poison = float("nan")
         self._input_zones: dict[int, tuple] = {}
         self._input_storages: set[int] = set()  # the call's inputs as received (not torch's)
+        self._inputs_held: tuple = ()
         self._kept: dict[int, Kept] = {}  # (CPU) by storage address: buffers made before the call
         _patch_launchers()
         _patch_host_views()
@@ -397,7 +398,10 @@ class CallMonitor:
         (instead of faulting on the CPU), and an over-write shows as damage. The red zones of
         the previous call's inputs are forgotten."""
         self._input_zones.clear()
-        self._input_storages = {t.untyped_storage().data_ptr() for t in inputs if isinstance(t, torch.Tensor)}
+        # held while their addresses are listed: a freed input's address could be handed to
+        # NumPy memory, which would then pass for an input (foreign)
+        self._inputs_held = tuple(t for t in inputs if isinstance(t, torch.Tensor))
+        self._input_storages = {t.untyped_storage().data_ptr() for t in self._inputs_held}
         out = []
         for t in inputs:
             if not isinstance(t, torch.Tensor) or not t.is_contiguous():
