@@ -54,7 +54,9 @@ def tiny(seed, device, dtype, M, N):
 # where x is finite and the RMS infinite), as the fp64 reference computes it.
 def specials(seed, device, dtype, M, N):
     x, w = make_inputs(seed, device, dtype, M, N)
-    return with_specials(x, seed, share=0.5 / max(1, N), values=(float("nan"),)), w
+    return with_specials(
+        x, seed, share=0.5 / max(1, N), values=(float("nan"), float("inf"), float("-inf"))
+    ), w
 
 
 ADVERSARIAL = {"large": large, "tiny": tiny, "specials": specials}

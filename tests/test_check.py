@@ -1,6 +1,7 @@
 """`kpipe check`: the contract (exit codes, --json), and every cheat in tests/cheats rejected
 for its own reason."""
 
+import argparse
 import json
 import os
 import re
@@ -125,6 +126,26 @@ def test_usage_errors_exit_2(tmp_path):
     assert kpipe("check", "nosuchop", "kernels/vector_add/triton.py").returncode == 2
     assert kpipe("check", "vector_add", str(tmp_path / "missing.py")).returncode == 2
     assert kpipe("check", "vector_add").returncode == 2
+
+
+def test_a_reader_that_leaves_early_never_turns_a_verdict_into_exit_0(monkeypatch, capfd):
+    """0 means "accepted": a report cut short by its reader (a closed pipe) exits 141, as a
+    shell reports SIGPIPE; a rejected kernel whose reason filled the pipe exited 0 before
+    (red team, 2026-12-05). Reasons are capped, head and tail kept."""
+    from pipeline.check.judge import MAX_REASON, Rungs
+    from pipeline.commands import cli
+
+    def leaves(args):
+        raise BrokenPipeError  # what print() raises once the reader has gone
+
+    parsed = argparse.Namespace(command="check", func=leaves)
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", lambda self, argv=None: parsed)
+    assert cli.main() == cli.EXIT_BROKEN_PIPE != 0
+    rungs = Rungs()
+    rungs.failed("run", "raised " + "x" * 10**6 + " the cause")
+    assert len(rungs.rungs["run"]["reason"]) <= MAX_REASON + 5 and rungs.rungs["run"]["reason"].endswith(
+        "the cause"
+    )
 
 
 def test_help_describes_the_exit_codes():

@@ -10,8 +10,9 @@ import pytest
 import torch
 
 from pipeline.check.accuracy import compare
-from pipeline.check.judge import Rungs, verdict, workspace_hashes
-from pipeline.check.plan import non_contiguous
+from pipeline.check.judge import DEFAULTS, Rungs, verdict, workspace_hashes
+from pipeline.check.plan import non_contiguous, plan_cases
+from pipeline.core.problem import load_op
 from tests.conftest import REPO
 
 TOL = dict(rtol=1e-5, atol=1e-6, min_cossim=0.999999, min_psnr_db=100.0)
@@ -39,10 +40,19 @@ def test_the_output_scale_judges_a_sum_that_cancels():
 
 
 def test_strided_inputs_hold_the_same_values_in_another_layout():
-    for shape, seed in (((6, 5), 0), ((6, 5), 1), ((7,), 0)):
+    """Every layout, every run: a kernel that handles one passed a seed in two before."""
+    from pipeline.check.plan import LAYOUTS
+
+    for shape in ((6, 5), (7,)):
         t = torch.randn(shape)
-        view = non_contiguous(t, seed)
-        assert not view.is_contiguous() and torch.equal(view, t)
+        for layout in LAYOUTS:
+            view = non_contiguous(t, layout)
+            assert torch.equal(view, t) and (view.stride() != t.stride() or view.storage_offset() > 0), layout
+            if layout in ("padded_rows", "offset"):
+                assert view.storage_offset() > 0, layout
+    op = load_op("softmax", REPO)
+    cases = [c for c in plan_cases(op, 5, DEFAULTS, "cpu") if c.family == "strided"]
+    assert {c.layout for c in cases} == set(LAYOUTS)
 
 
 def test_workspace_hashes_see_content_and_touches(tmp_path):
@@ -117,6 +127,27 @@ def test_a_layout_move_of_a_launch_written_buffer_stays_the_kernels_output():
             rec.output_problem(moved_input)
             == "the returned tensor was not allocated through torch during the call"
         )
+
+
+def test_python_scalars_written_into_tensors_count_as_host_values_on_a_cpu():
+    """`out[i].fill_(v)` carries a Python number into device memory (as `out[i] = v` does,
+    through a tensor made from it). On a CPU host code can have computed it from inputs
+    read with tolist(), so each counts 8 bytes towards HOST_CONSTANT_BYTES (a fill per
+    element carried whole outputs in, red team 2026-12-05); a few fills of a constant stay
+    far below it."""
+    from pipeline.check.monitor import HOST_CONSTANT_BYTES, SCALAR_BYTES, CallMonitor
+
+    monitor = CallMonitor("cpu")
+    with monitor.call() as few:
+        acc = torch.empty(16)
+        acc.fill_(0.0)
+        torch.full((4,), 2.5)
+    assert few.host_constant_bytes == 2 * SCALAR_BYTES and few.host_views == []
+    with monitor.call() as many:
+        out = torch.empty(HOST_CONSTANT_BYTES // SCALAR_BYTES + 1)
+        for i in range(out.numel()):
+            out[i].fill_(float(i))
+    assert any("host values" in v for v in many.host_views)
 
 
 def test_a_small_host_constant_copied_to_the_device_is_no_compute_but_a_large_one_is():
@@ -615,7 +646,20 @@ def test_an_interpreted_body_may_name_only_what_a_gpu_compile_accepts():
         why = host_reach(jit(body), (x,), {})
         assert why is not None and named in why, (body.__name__, why)
     assert "argument 'HOOK'" in host_reach(jit(clean), (x, 4), {"HOOK": _host_add})
-    assert "argument 1" in host_reach(jit(clean), (x, {"args": (x,)}), {})
+    assert "argument 'n'" in host_reach(jit(clean), (x, {"args": (x,)}), {})
+    # a tensor is a pointer, but not as a constexpr (the body gets the tensor itself), and
+    # no tensor-like but Triton's own: the interpreter runs its methods inside the launch
+    assert "argument 'BLOCK'" in host_reach(jit(clean), (x, 4), {"BLOCK": x})
+    assert host_reach(jit(clean), (triton.reinterpret(x, tl.int32), 4), {"BLOCK": 4}) is None
+
+    class Like:
+        base = x
+
+        def data_ptr(self):
+            return x.data_ptr()
+
+    assert "argument 'x_ptr'" in host_reach(jit(clean), (Like(), 4), {"BLOCK": 4})
+    assert "argument 'x_ptr'" in host_reach(jit(clean), (torch.nn.Parameter(x), 4), {"BLOCK": 4})
     hooked = jit(clean)
     hooked.add_pre_run_hook(lambda *a, **k: None)
     assert "pre-run hooks" in host_reach(hooked, (x, 4), {})

@@ -14,9 +14,12 @@ from pipeline.core.sandbox import Child, ChildDied, candidate_cache, started_bel
 from pipeline.measure.kernel_names import torch_compute, torch_kernel, transfer
 
 POISON_1, POISON_2 = float("nan"), 7777.0
-UNWATCHED_SHARE = 3  # one call in this many runs with no monitor at all
+UNWATCHED_SHARE = 3  # one call in this many runs under a light watch (no poison, no red zones)
 WATCHED_FIRST = 6  # ... after this many watched ones
-MANY_CALLS = 100  # calls before the one judged by the many-calls probe
+# Calls before the one judged by the many-calls probe, drawn from the secret: a kernel
+# honest for a fixed number of calls more than a fixed probe made passed (red team,
+# 2026-12-05: wrong from call 201 on, the probe made 100).
+MANY_CALLS = (100, 600)
 
 
 # One call in a process that has loaded none of the judge's modules, as a user's program
@@ -77,6 +80,7 @@ class Checker:
         self.op, self.runner, self.device, self.rungs, self.path = op, runner, device, rungs, path
         self.processes = processes
         self.watch_rng = random.Random(secret ^ 0x5EED)  # which calls run unwatched
+        self.many_calls = random.Random(secret ^ 0xCA11).randint(*MANY_CALLS)
         self.calls = 0
         self.cuda_broken = False
 
@@ -146,14 +150,15 @@ class Checker:
                               f"ran beside the call: {', '.join(record['processes'][:3])}", case)  # fmt: skip
             return
         if "launches" not in record:
-            return  # an unwatched call: only its output is judged
+            return
+        light = record.get("light", False)  # an unwatched call: torch and host code only
         why = None
         gpu = record.get("gpu_kernels") or []
         transfers = [k for k in gpu if transfer(k)]  # CUPTI's copies and fills: not kernels
         own = [k for k in gpu if not torch_kernel(k) and not transfer(k)]
         torch_ran = torch_compute(gpu)
         to_host = [k for k in transfers if "DtoH" in k]
-        if record["launches"] == 0 and not own:
+        if record["launches"] == 0 and not own and not light:
             why = "no Triton or CuTe kernel was launched"
         elif torch_ran:
             why = f"the GPU ran torch's own compute kernels ({'; '.join(torch_ran[:3])[:300]})"
@@ -174,7 +179,7 @@ class Checker:
             )
         elif record["threads"]:
             why = f"Python thread(s) ran beside the call: {', '.join(record['threads'][:3])}"
-        elif record["output_problem"] and record["launches"]:
+        elif record.get("output_problem") and record["launches"]:
             why = record["output_problem"]  # (launches the monitor cannot see, CUPTI vouched for above)
         if why:
             self.rungs.failed("real_kernel", f"no kernel computed the output: {why}", case)
@@ -243,12 +248,23 @@ class Checker:
                           f"never written: they hold the poison (first at flat index {int(flat[0])})",
                           case)  # fmt: skip
 
+    def audit_outputs(self) -> None:
+        """After the last call: every output the candidate returned still holds what it held
+        then (an output pool that hands a buffer out again more than a few calls later)."""
+        changed = self.runner.ask({"cmd": "audit"}).get("changed") or []
+        if changed:
+            self.rungs.failed("no_cached_results", f"the output of call {changed[0]} had changed by the end of "
+                              f"the check ({len(changed)} output(s) in all): a returned buffer was used again")  # fmt: skip
+        else:
+            self.rungs.passed("no_cached_results")
+
     def probe_many_calls(self, case: Case) -> None:
         """The output after a benchmark's worth of calls is still right (a kernel honest only
         for as many calls as a judge makes is caught here)."""
         inputs = case.inputs(self.device)
-        reply = self.call(inputs, watch=False, warm=MANY_CALLS)
+        reply = self.call(inputs, watch=False, warm=self.many_calls)
         if not self.raised(reply, case.rung, case) and reply["out"] is not None:
+            self.check_real_kernel(reply["record"], case)  # (a light watch: torch is seen)
             self.check_accuracy(reply["out"], self.op.reference(*inputs), inputs, case, case.rung)
 
     def start_unobserved(self, case: Case, path: str):

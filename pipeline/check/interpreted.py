@@ -10,7 +10,8 @@ calls, may name only what Triton's compiler lets it name (triton.compiler.code_g
 global_lookup): triton's own modules and objects and `math`, other jit functions, constexprs
 and plain numbers, and Triton's builtins (range, min, ...); a launch's arguments and the
 function's defaults may only be tensors, numbers, strings, constexprs, dtypes or jit
-functions; and no pre-run hook may run inside the launch.
+functions (a tensor only as a plain torch.Tensor, or one of Triton's own wrappers of one,
+and never as a constexpr); and no pre-run hook may run inside the launch.
 """
 
 from __future__ import annotations
@@ -32,8 +33,12 @@ PLAIN = (int, float, bool, str, complex, type(None))
 
 def host_reach(launched, args: tuple, kwargs: dict) -> str | None:
     """Why this interpreted launch could run host code on the call's data, or None."""
-    for name, value in [*enumerate(args), *kwargs.items()]:
-        if name != "grid" and not _data_free(value, argument=True):  # the grid callable is watched
+    names, constexprs = _parameters(launched)
+    for key, value in [*enumerate(args), *kwargs.items()]:
+        name = names[key] if isinstance(key, int) and key < len(names) else key
+        # A tensor is a pointer to the kernel, but a constexpr reaches the body as it is: a
+        # tensor there is host data the body can compute on (X.softmax(1), red team 2026-12-05).
+        if name != "grid" and not _data_free(value, argument=name not in constexprs):  # grid: watched
             return (
                 f"{_kind(value)} handed to a kernel as argument {name!r} (its body may run it as host code)"
             )
@@ -61,6 +66,17 @@ def host_reach(launched, args: tuple, kwargs: dict) -> str | None:
             if _is_jit(value):
                 todo.append(value)
     return None
+
+
+def _parameters(launched) -> tuple[list[str], set[str]]:
+    """The jit function's parameter names in order, and those annotated constexpr (as
+    Triton tells them: triton.runtime.jit.KernelParam.is_constexpr)."""
+    fn = getattr(launched, "fn", launched)
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return [], set()
+    return [p.name for p in params], {p.name for p in params if "constexpr" in str(p.annotation)}
 
 
 def _named(fn) -> list[tuple[str, object]]:
@@ -153,20 +169,24 @@ def _refused(name: str, value) -> str | None:
 def _data_free(value, argument: bool = False) -> bool:
     """A value that can carry no host object into a body: a number, a string, a container of
     such, triton's own objects (a constexpr of such a value, a dtype, a language function), a
-    jit function; as a launch argument also a tensor (a pointer to the kernel) or a
-    tensor-like (judged by the launch's watch). Told by where the code of their functions
-    and classes lives; any other builtin object (a bound method such as torch.add_, say) is
+    jit function; as a launch argument also a plain torch.Tensor (a pointer to the kernel),
+    and Triton's own tensor-likes over one (TensorWrapper, a tensor descriptor). Any other
+    tensor-like is refused: the interpreter calls its methods (untyped_storage, data_ptr)
+    inside the launch, where the watch lets torch through, and its `base` may not be what
+    they return (red team, 2026-12-05). Told by where the code of their functions and
+    classes lives; any other builtin object (a bound method such as torch.add_, say) is
     host code."""
+    import torch
     import triton.language as tl
 
     if isinstance(value, PLAIN) or _is_jit(value):
         return True
+    if argument and type(value) in (torch.Tensor, torch.device, torch.dtype):
+        return True  # (a device and a dtype: a TensorWrapper's fields)
     if isinstance(value, (tuple, list, set, frozenset)):
         return all(_data_free(v, argument) for v in value)
     if isinstance(value, dict):  # never a kernel's argument (Triton cannot pass one)
         return not argument and all(_data_free(k) and _data_free(v) for k, v in value.items())
-    if argument and hasattr(value, "data_ptr"):
-        return True
     if isinstance(value, tl.constexpr):
         return _triton_class(type(value)) and _data_free(value.value, argument)
     if isinstance(value, FunctionType):

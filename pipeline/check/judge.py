@@ -23,7 +23,8 @@ Rungs, in the order their failure is reported as *the* reason:
                         synchronised: no work left on another stream
   no_cached_results     the same buffers with new contents (whole, or one element), repeated
                         calls on equal inputs: every output right; earlier outputs stay put
-                        and are never handed out again
+                        (the last few at every call, all of them at the end) and are never
+                        handed out again
   inputs_untouched      inputs are bit-identical after the call
   bounds                no write past the end of a buffer (red zones)
   unwritten_output      a second run with a different poison agrees: every element written
@@ -31,8 +32,10 @@ Rungs, in the order their failure is reported as *the* reason:
   accuracy/<dtype>/<family>
                         error figures against the reference (pipeline/check/accuracy.py),
                         on the cases pipeline/check/plan.py draws
-About a third of the calls, chosen from the secret seed, run with no monitor at all;
-their outputs are judged the same way, so a kernel that behaves only when watched fails.
+About a third of the calls, chosen from the secret seed, run under a light watch that
+looks like none (no poison, no red zones: torch compute is still seen), and one call runs
+in a process with none of our modules; their outputs are judged the same way, so a
+kernel that behaves only when watched fails.
 `kpipe check --seed S` replays a run's cases exactly.
 """
 
@@ -110,6 +113,14 @@ def workspace_hashes(root: Path) -> dict[str, str]:
 
 # ---------------------------------------------------------------------------- the rungs
 
+MAX_REASON = 2000
+
+
+def capped(text: str, limit: int = MAX_REASON) -> str:
+    """Head and tail of a long reason (the cause of an exception is usually last)."""
+    text = str(text)
+    return text if len(text) <= limit else f"{text[: limit // 2]} ... {text[-(limit // 2) :]}"
+
 
 class Rungs:
     """Accumulates per-rung results: ok until a failure, with worst figures and examples."""
@@ -149,6 +160,7 @@ class Rungs:
             self.figures.setdefault(name, []).append(figures)
 
     def failed(self, name: str, reason: str, case: Case | None = None, **details):
+        reason = capped(reason)  # much of it comes from the runner: an exception's message, say
         r = self.rungs.setdefault(name, {"ok": True, "cases": 0, "failed": 0})
         r["cases"] += 1
         r["failed"] += 1
@@ -196,7 +208,7 @@ def believed(loaded: dict, path: Path) -> dict:
         source = path.read_text(errors="replace")
     except OSError:
         source = ""
-    imports = lambda pkg: re.search(rf"^\s*(import|from)\s+{pkg}\b", source, re.M) is not None  # noqa: E731
+    imports = lambda pkg: re.search(rf"^\s*(import|from)\s+{re.escape(pkg)}\b", source, re.M) is not None  # noqa: E731
     out = dict(loaded)
     if out.get("backend") in DSL_PACKAGES.values() or out.get("backend") in ("cute", "tilelang"):
         package = "cutlass" if out["backend"] == "cute" else out["backend"]
@@ -204,9 +216,12 @@ def believed(loaded: dict, path: Path) -> dict:
             out["backend"] = "triton" if imports("triton") else "unknown"
     if out.get("autotuned") and "autotune" not in source:
         out["autotuned"] = False
+    # Only a DSL's own top-level name is looked up, never a name the runner makes up:
+    # find_spec("a.b") imports package "a", and a name such as kernels.OP.FILE.x ran the
+    # candidate's file in this process (red team, 2026-12-05: its import rewrote the rungs).
     missing = out.get("missing_module", "")
-    if missing and (not imports(missing) or importlib.util.find_spec(missing) is not None):
-        out["missing_module"] = ""  # the judge sees it: the import failed for another reason
+    if missing not in DSL_PACKAGES or not imports(missing) or importlib.util.find_spec(missing) is not None:
+        out["missing_module"] = ""  # the judge sees it, or it is no DSL: the import failed for another reason
     return out
 
 
@@ -339,6 +354,8 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
             for c in largest[1:2]]  # fmt: skip
     rungs.clock("unobserved_call", began)
     probes += [(f"cases/{c.family}", lambda c=c: checker.run_case(c)) for c in runnable]
+    if runnable:
+        probes.append(("audit", checker.audit_outputs))
     if device == "cuda" and first:
         # After the cases, never beside the runner's: started beside them (7a629d5), memcheck
         # passed tests/cheats/reads_past_end.py on the H200 (2026-12-03, fourth session's

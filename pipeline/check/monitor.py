@@ -37,6 +37,7 @@ import contextlib
 import functools
 import gc
 import importlib.util
+import operator
 import os
 import signal
 import sys
@@ -102,6 +103,12 @@ HARMLESS = {
 # Fresh buffers that start out constant: tracked like empty ones, values kept.
 CONSTANT_ALLOCATING = {"zeros", "zeros_like", "full", "full_like", "new_zeros", "new_full", "ones",
                        "ones_like", "new_ones"}  # fmt: skip
+# Constant ops whose Python scalars become tensor values (`out[i].fill_(v)`; `out[i] = v`
+# makes a tensor of v, counted as such): 8 bytes of host data each towards HOST_CONSTANT_BYTES on a CPU, where a fill per
+# element carried host-computed sums into a buffer a copy kernel then moved (red team,
+# 2026-12-05). On a GPU host code cannot have read the inputs without a copy CUPTI sees.
+FROM_SCALARS = {"fill_", "full", "full_like", "new_full", "scalar_tensor", "arange"}
+SCALAR_BYTES = 8
 # Moves between layouts of one dtype (what .contiguous() does): no value is computed.
 LAYOUT = {"clone", "copy_", "contiguous"}
 # A table made on the host and carried to the device each call (`_TABLE.to(x.device)`) is a
@@ -186,12 +193,17 @@ class CallRecord:
     watch_writes: bool = False  # on a CPU: compare allocations with what the watch saw
     unseen_writes: int = 0  # times an allocation held bytes no launch or watched op wrote
     host_constant_bytes: int = 0  # bytes copied from the host to the device (HOST_CONSTANT_BYTES)
+    light: bool = False  # torch ops, launches, host views and threads only: no poison, no red zones
 
     def host_made(self, t: torch.Tensor) -> None:
         """(CPU) A tensor made from host values: a constant up to HOST_CONSTANT_BYTES a call, as
         on a GPU; past that, results host code computed (it read the inputs where no watch
         can see a read: tolist(), a NumPy array over their addresses)."""
-        self.host_constant_bytes += t.numel() * t.element_size()
+        self.host_bytes(t.numel() * t.element_size())
+
+    def host_bytes(self, nbytes: int) -> None:
+        """(CPU) Host values entering torch, by tensor or by Python scalar (a fill's value)."""
+        self.host_constant_bytes += nbytes
         if self.host_constant_bytes > HOST_CONSTANT_BYTES and not any(
             "host values" in v for v in self.host_views
         ):
@@ -276,6 +288,11 @@ class _Watch(TorchDispatchMode):
                     return body(*args, **kwargs)
             rec.torch_ops.append(f"{namespace}::{name} (an op whose body cannot be seen)")
             return func(*args, **kwargs)
+        if rec.watch_writes and name in FROM_SCALARS:
+            scalars = [
+                v for v in (*args, *kwargs.values()) if type(v) in (int, float, complex)
+            ]  # not pin_memory=
+            rec.host_bytes(SCALAR_BYTES * len(scalars))
         if name in ALLOCATING:
             return self.monitor.poisoned_alloc(func(*args, **kwargs))
         if name in CONSTANT_ALLOCATING:
@@ -378,9 +395,14 @@ class CallMonitor:
         self.hooks_before = _hook_state()  # before the candidate's import
 
     @contextlib.contextmanager
-    def call(self, poison: float = float("nan")):
+    def call(self, poison: float = float("nan"), light: bool = False):
+        """Watch one call. `light`: the calls the judge calls unwatched, which must not look
+        watched (no poison, no red zones, no write tracking), yet where torch computing the
+        output is still seen: with no watch at all a kernel that ran torch whenever it found
+        no dispatch mode active passed (red team, 2026-12-05)."""
         global _active
-        self.record, self.poison = CallRecord(watch_writes=self.device == "cpu"), poison
+        self.record = CallRecord(watch_writes=self.device == "cpu" and not light, light=light)
+        self.poison = poison
         _active = self
         # a thread the candidate left running (started at import, or by an earlier call) may
         # work beside this call: recorded whether or not it is still there at the end
@@ -506,7 +528,7 @@ class CallMonitor:
     def poisoned_alloc(self, tensor: torch.Tensor, keep_values: bool = False) -> torch.Tensor:
         """Re-home a fresh allocation at the start of a bigger buffer: poison (or, for a
         constant buffer such as torch.zeros, its values), then canaries."""
-        if not isinstance(tensor, torch.Tensor) or tensor.device.type == "meta":
+        if not isinstance(tensor, torch.Tensor) or tensor.device.type == "meta" or self.record.light:
             return tensor
         used = tensor.untyped_storage().nbytes()
         if used % tensor.element_size() or tensor.storage_offset():
@@ -580,7 +602,7 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
                 # pinned host memory a GPU kernel reads and writes directly: host code can
                 # compute there with no copy for CUPTI to see
                 rec.host_views.append("host memory handed to a GPU kernel launch")
-        if kind == "triton-interpreter" and rec is not None and rec.watch_writes:
+        if kind == "triton-interpreter" and rec is not None:
             from pipeline.check.interpreted import host_reach
 
             why = host_reach(self_, args, kwargs)  # a body the interpreter runs as host Python
@@ -588,6 +610,8 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
                 rec.host_views.append(why)
         if callable(kwargs.get("grid")):
             kwargs["grid"] = _outside_launch(monitor, kwargs["grid"])
+        elif kind.startswith("triton") and "grid" in kwargs:
+            kwargs["grid"] = _plain_grid(kwargs["grid"])  # here, where the watch sees what it runs
         monitor.depth += 1
         collecting = False
         if rec is not None and monitor.depth == 1 and rec.watch_writes:
@@ -657,13 +681,23 @@ def _outside_launch(monitor: CallMonitor, fn):
     def grid(*args, **kwargs):
         depth, monitor.depth = monitor.depth, 0
         try:
-            return fn(*args, **kwargs)
+            return _plain_grid(fn(*args, **kwargs))
         finally:
             monitor.depth = depth
             if monitor.record is not None and monitor.record.watch_writes:
                 monitor.record.check_unseen()  # before the kernel runs, not after its snapshot
 
     return grid
+
+
+def _plain_grid(grid):
+    """A Triton grid as plain ints. Triton takes its length and items inside the launch,
+    where the watch lets torch through: a tuple subclass whose __len__ or __getitem__ (or an
+    int-like whose __index__) computes would compute there (red team, 2026-12-05)."""
+    try:
+        return tuple(operator.index(g) for g in grid)
+    except TypeError:
+        return grid  # not a sequence of ints: Triton says what is wrong with it
 
 
 def _patch_host_views():

@@ -3,8 +3,9 @@
 Families (the rung of a case is accuracy/<dtype>/<family>):
   test_shapes        the reference's TEST_SHAPES, `trials` fresh seeds each
   random_shapes      odd sizes (a multiple of no block size), a single row, a long row
-  strided            the same draws, handed over as non-contiguous views (a transposed or a
-                     sliced storage): the contract allows any strides, as torch ops do
+  strided            the same draws in every layout of LAYOUTS (column-major, every other
+                     element, padded rows, a storage offset): the contract allows any
+                     strides and offsets, as torch ops do
   adversarial:<name> the reference's own input families (huge spreads, -inf padded rows,
                      NaN/Inf, large magnitudes)
   bench_shape        (GPU) one draw at the largest BENCH_SHAPES entry: bugs that only show
@@ -31,6 +32,7 @@ class Case:
     shape: dict
     seed: int
     make: Callable
+    layout: str = ""  # (strided) one of LAYOUTS
 
     @property
     def rung(self) -> str:
@@ -38,7 +40,7 @@ class Case:
 
     def inputs(self, device: str) -> tuple:
         made = self.make(self.seed, device, self.dtype, **self.shape)
-        return tuple(non_contiguous(t, self.seed) for t in made) if self.family == "strided" else made
+        return tuple(non_contiguous(t, self.layout) for t in made) if self.family == "strided" else made
 
     def describe(self) -> dict:
         return {
@@ -46,24 +48,43 @@ class Case:
             "dtype": dtype_name(self.dtype),
             "shape": self.shape,
             "seed": self.seed,
+            **({"layout": self.layout} if self.layout else {}),
         }
 
     def label(self) -> str:
         shape = " ".join(f"{k}={v}" for k, v in self.shape.items())
-        return f"{self.family} {dtype_name(self.dtype)} {shape} seed={self.seed}"
+        layout = f" layout={self.layout}" if self.layout else ""
+        return f"{self.family} {dtype_name(self.dtype)} {shape}{layout} seed={self.seed}"
 
 
-def non_contiguous(t, seed: int):
-    """The same values in a non-contiguous layout: column-major, or every other element of a
-    storage twice as long (which one depends on the seed)."""
+# Every run draws every layout (one picked by the seed's parity let a kernel that handles only
+# one pass about a quarter of the seeds: red team, 2026-12-05).
+LAYOUTS = ("column_major", "every_other", "padded_rows", "offset")
+OFFSET_BYTES = (
+    64  # "offset": where the view starts in its storage (aligned as an allocation's start is to 16 B)
+)
+
+
+def non_contiguous(t, layout: str):
+    """The same values in another layout, as torch ops take them: column-major, every other
+    element of a storage twice as long, rows padded (a slice x[1:, 1:N+1] of a wider storage:
+    unit stride, a row stride above N, a storage offset), or contiguous but starting
+    OFFSET_BYTES into its storage (x[k:]). A 1-D tensor has no columns: every other element."""
     import torch
 
     if not isinstance(t, torch.Tensor) or t.numel() < 2:
         return t
-    if t.dim() >= 2 and seed % 2 == 0:
+    if layout == "column_major" and t.dim() >= 2:
         return t.transpose(-1, -2).contiguous().transpose(-1, -2)
-    wide = torch.empty((*t.shape[:-1], 2 * t.shape[-1]), dtype=t.dtype, device=t.device)
-    view = wide[..., ::2]
+    if layout == "padded_rows":
+        wide = torch.empty((*[d + 1 for d in t.shape[:-1]], t.shape[-1] + 3), dtype=t.dtype, device=t.device)
+        view = wide[(*[slice(1, None)] * (t.dim() - 1), slice(1, t.shape[-1] + 1))]
+    elif layout == "offset":
+        skip = max(1, OFFSET_BYTES // t.element_size())
+        view = torch.empty(t.numel() + skip, dtype=t.dtype, device=t.device)[skip:].view(t.shape)
+    else:
+        wide = torch.empty((*t.shape[:-1], 2 * t.shape[-1]), dtype=t.dtype, device=t.device)
+        view = wide[..., ::2]
     view.copy_(t)
     return view
 
@@ -108,8 +129,10 @@ def plan_cases(op, secret: int, settings: dict, device: str) -> list[Case]:
         for name, make in op.adversarial.items():
             for shape in op.TEST_SHAPES[-settings["adversarial_shapes"] :]:
                 cases.append(Case(f"adversarial:{name}", dtype, shape, rng.randrange(2**31), make))
-        for shape in [op.TEST_SHAPES[-1], *extra[:1]][: 2 if device == "cuda" else 1]:
-            cases.append(Case("strided", dtype, shape, rng.randrange(2**31), op.make_inputs))
+        shapes = [op.TEST_SHAPES[-1], *extra[:1]]
+        for i, layout in enumerate(LAYOUTS):
+            shape = shapes[i % len(shapes)]
+            cases.append(Case("strided", dtype, shape, rng.randrange(2**31), op.make_inputs, layout))
     if device == "cuda" and op.BENCH_SHAPES:
         dtype = op.dtypes[-1]  # bf16 where the op has it: the dtype the bench stage times
         cases.append(Case("bench_shape", dtype, op.BENCH_SHAPES[-1], rng.randrange(2**31), op.make_inputs))

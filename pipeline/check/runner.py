@@ -18,8 +18,12 @@ Requests and replies:
       new contents), the memoisation probe; "again": call on the previous call's input
       tensors as they are (same objects, untouched). "warm": N calls first, unwatched,
       outputs dropped (a kernel that changes after its first calls, as a benchmark makes).
-      "witness" (GPU): CUPTI's names of the kernels the call ran, in "gpu_kernels". "watch": False runs kernel() with no monitor
-      at all; its output is judged all the same.
+      "witness" (GPU): CUPTI's names of the kernels the call ran, in "gpu_kernels". "watch":
+      False runs kernel() under a light watch (torch ops, launches, host views and threads,
+      but no poison, red zones or write tracking: record "light"); its output is judged all
+      the same.
+  {"cmd": "audit"} -> {"changed": [call numbers]}: the calls whose returned output has
+      changed since (every output is kept, up to AUDITED_BYTES)
   {"cmd": "exit"}
 """
 
@@ -32,7 +36,8 @@ from multiprocessing.connection import Connection
 
 from pipeline.core.sandbox import connect, exit_child, recv, send
 
-HELD_OUTPUTS = 3  # earlier outputs kept, and checked to stay put while later calls run
+HELD_OUTPUTS = 3  # earlier outputs checked at every call to stay put while later calls run
+AUDITED_BYTES = 1 << 30  # every earlier output up to this much, checked at the end ("audit")
 
 
 class Runner:
@@ -42,6 +47,9 @@ class Runner:
         self.monitor = None
         self.last_inputs: tuple = ()
         self.held: list[tuple] = []  # (output, copy taken when it was returned)
+        self.audited: list[tuple] = []  # (call number, output, copy): every call's, for the audit
+        self.audited_bytes = 0
+        self.calls = 0
 
     def load(self, path: str) -> dict:
         from pipeline.check.monitor import CallMonitor
@@ -84,22 +92,23 @@ class Runner:
             inputs = self.last_inputs  # the very same tensors, untouched since the last call
         elif msg.get("into") and len(self.last_inputs) == len(inputs):
             for buffer, new in zip(self.last_inputs, inputs):
-                buffer.copy_(new)  # same addresses, new contents
+                # the very objects the candidate was handed: same addresses, new contents, and
+                # through .data, not even a new version (a cache keyed on id() or _version
+                # passed when fresh padded copies were handed over: red team, 2026-12-05)
+                buffer.data.copy_(new)
             inputs = self.last_inputs
         watch = msg.get("watch", True)
-        if watch and not msg.get("again"):
-            inputs = self.monitor.padded(inputs)
+        if watch and not msg.get("again") and not msg.get("into"):
+            inputs = self.monitor.padded(inputs)  # (into: the buffers padded last time, kept)
         for _ in range(msg.get("warm", 0)):  # a benchmark's worth of calls first, unwatched
             self.kernel(*inputs)
         before = [t.detach().to("cpu", copy=True) for t in inputs]  # compared on the host (same_bytes)
         record = {}
         profiler = _gpu_witness() if msg.get("witness") and self.device == "cuda" else None
         try:
-            if watch:
-                with self.monitor.call(msg.get("poison", float("nan"))) as rec:
-                    out = self.kernel(*inputs)
-            else:
-                rec, out = None, self.kernel(*inputs)
+            # unwatched: a light watch, which looks like none (no poison, no red zones)
+            with self.monitor.call(msg.get("poison", float("nan")), light=not watch) as rec:
+                out = self.kernel(*inputs)
             if type(out) is not torch.Tensor:  # a subclass can change its contents later
                 return {"out": None, "record": {"type": f"{type(out).__module__}.{type(out).__qualname__}"}}
             # What the caller's stream holds once it is synchronised, and nothing later: the
@@ -115,22 +124,35 @@ class Runner:
         if self.device == "cuda":
             record["deferred"] = not same_bytes(out, kept)
         record["inputs_changed"] = [i for i, (a, b) in enumerate(zip(inputs, before)) if not same_bytes(a, b)]
-        record["reused_buffer"] = any(_overlaps(out, held) for held, _ in self.held)
+        record["reused_buffer"] = any(_overlaps(out, earlier) for _, earlier, _ in self.audited)
         record["earlier_output_changed"] = any(not same_bytes(held, copy) for held, copy in self.held)
-        if rec is not None:
+        record.update(launches=rec.launches, launch_kinds=sorted(rec.launch_kinds), torch_ops=rec.torch_ops[:20],
+                      host_views=rec.host_views[:10], threads=rec.threads[:10], light=rec.light)  # fmt: skip
+        if not rec.light:
             record.update(
-                launches=rec.launches,
-                launch_kinds=sorted(rec.launch_kinds),
-                torch_ops=rec.torch_ops[:20],
-                host_views=rec.host_views[:10],
                 unseen_writes=rec.unseen_writes,
-                threads=rec.threads[:10],
                 redzone_damage=rec.redzone_damage() + self.monitor.input_redzone_damage(inputs),
                 output_problem=rec.output_problem(out),
             )
         self.held = ([(out, kept)] + self.held)[:HELD_OUTPUTS]
+        self.calls += 1
+        size = kept.numel() * kept.element_size()
+        if self.audited_bytes + size <= AUDITED_BYTES:
+            self.audited.append((self.calls, out, kept))
+            self.audited_bytes += size
         self.last_inputs = inputs
         return {"out": snap, "record": record}
+
+    def audit(self) -> list[int]:
+        """The calls (1-based) whose output no longer holds what it held when returned: an
+        output pool that hands a buffer out again more than HELD_OUTPUTS calls later."""
+        from pipeline.check.monitor import same_bytes
+
+        if self.device == "cuda":
+            import torch
+
+            torch.cuda.synchronize()
+        return [n for n, out, kept in self.audited if not same_bytes(out, kept)]
 
 
 def _gpu_witness():
@@ -177,6 +199,9 @@ def serve(conn: Connection, hello: dict) -> None:
         msg = recv(conn)
         if msg["cmd"] == "exit":
             return
+        if msg["cmd"] == "audit":  # every output kept, at the end: none may have changed since
+            send(conn, {"changed": runner.audit()})
+            continue
         try:
             reply = runner.call(msg)
         except Exception as exc:  # the candidate raised: data for the judge

@@ -16,6 +16,7 @@ from pathlib import Path
 
 EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE, EXIT_UNVERIFIED = 0, 1, 2, 4
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # as a shell reports a process SIGPIPE ended
 # Every command's exit codes, appended to its --help (README.md lists them too).
 EXIT_CODES = {
     "check": "0 accepted, 1 rejected, 2 usage error (unknown op, missing file, no GPU for --device cuda), 4 unverified",
@@ -123,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="The GPU-kernel loop as a DVC pipeline: compile, test, bench, profile.",
         epilog="Stages run through `dvc repro`; each is also `python -m pipeline.stages.<stage> OP`. "
         "Every command takes --root: the project, or any folder inside it. Ctrl-C ends a "
-        "command with exit code 130.",
+        "command with exit code 130; a reader that closes the pipe early, with 141.",
     )
     parser.add_argument("--version", action="version", version=f"kpipe {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -213,7 +214,9 @@ def main(argv=None) -> int:
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+        # Never 0: for check and gate 0 means "accepted", and a report cut short is not one
+        # (red team, 2026-12-05: a rejected kernel whose reason filled the pipe exited 0).
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":
