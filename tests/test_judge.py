@@ -150,6 +150,22 @@ def test_python_scalars_written_into_tensors_count_as_host_values_on_a_cpu():
     assert any("host values" in v for v in many.host_views)
 
 
+def test_floats_a_launch_hands_its_kernel_are_host_values_and_constexprs_are_not():
+    """A tuple of host-computed sums passed as an argument the body only stores carried the
+    outputs in (red team, 2026-12-05): a launch's floats count as a fill's do; integers
+    (sizes, strides) and constexprs do not."""
+    import triton.language as tl
+    from triton.runtime.interpreter import InterpretedFunction
+
+    from pipeline.check.monitor import _floats
+
+    def body(x_ptr, values, eps, n, BLOCK: tl.constexpr):
+        pass
+
+    launched = InterpretedFunction(body)
+    assert _floats(launched, (torch.zeros(1), (1.0, 2.0, 3), 1e-6, 7), {"BLOCK": 4.0}) == 3
+
+
 def test_a_small_host_constant_copied_to_the_device_is_no_compute_but_a_large_one_is():
     """`_TABLE.to(x.device)` each call is a constant carried over, not host compute (a
     correct kernel was rejected for it on the H200, 2026-12-04); past HOST_CONSTANT_BYTES a

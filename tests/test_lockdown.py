@@ -1,6 +1,7 @@
 """The walls lockdown.py puts up, seen from inside a locked-down child (Linux, as root):
 the whole filesystem read-only but its scratch, /dev and its own /proc/PID (the CUDA
-driver writes there as it starts), nothing of any other process's under /proc."""
+driver writes there as it starts), nothing of any other process's under /proc; where no
+GPU is used, /dev read-only too and /dev/shm its own."""
 
 import json
 import os
@@ -43,3 +44,32 @@ def test_a_child_may_write_its_own_proc_entries_and_scratch_and_nothing_else(tmp
     assert seen["own comm"] == seen["self comm"] == seen["scratch"] == "written", seen
     for other in ("parent comm", "sysctl", "etc"):
         assert seen[other] == "Read-only file system", (other, seen)
+
+
+DEV_PROBE = r"""
+import json, os
+def attempt(path):
+    try:
+        with open(path, "w") as f:
+            f.write("kpipe\n")
+        return "written"
+    except OSError as exc:
+        return exc.strerror
+print(json.dumps({"null": attempt("/dev/null"), "dev": attempt("/dev/kpipe-lockdown-probe"),
+                  "shm": attempt("/dev/shm/kpipe-lockdown-probe")}))
+"""
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="no /dev/shm here")
+def test_a_child_that_uses_no_gpu_gets_a_read_only_dev_and_a_dev_shm_of_its_own(tmp_path):
+    """A file a runner leaves in /dev or /dev/shm outlived it: a channel to the bare call
+    and to later checks (red team, 2026-12-05). Where no GPU is used the child gets a
+    read-only /dev (its device nodes still take writes) and an empty /dev/shm of its own."""
+    cmd, env = sandboxed_target("", [], tmp_path / "scratch", code=DEV_PROBE, private_dev=True)
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert seen == {"null": "written", "dev": "Read-only file system", "shm": "written"}, seen
+    assert not os.path.exists("/dev/shm/kpipe-lockdown-probe") and not os.path.exists(
+        "/dev/kpipe-lockdown-probe"
+    )

@@ -55,9 +55,12 @@ def runner(device: str, scratch: Path, timeout_s: float, path: str, bare: bool =
         env["TILELANG_DEFAULT_TARGET"] = "c"  # TileLang's, where they build for its C target
         env["OMP_NUM_THREADS"] = "1"  # judge and runner take turns: one thread each is faster
     cache = candidate_cache(Path(path), salt=device)
+    private = device == "cpu"  # a /dev/shm of its own: no channel to the bare call or later checks
     if bare:
-        return Child("", scratch, timeout_s, env, code=BARE_CALL, cache=cache)
-    return Child("pipeline.check.runner", scratch, timeout_s, env, cache=cache, tool=tool)
+        return Child("", scratch, timeout_s, env, code=BARE_CALL, cache=cache, private_dev=private)
+    return Child(
+        "pipeline.check.runner", scratch, timeout_s, env, cache=cache, tool=tool, private_dev=private
+    )
 
 
 def load_request(op, path: str, device: str) -> dict:
@@ -151,14 +154,15 @@ class Checker:
             return
         if "launches" not in record:
             return
-        light = record.get("light", False)  # an unwatched call: torch and host code only
+        # a light watch on a GPU runs no CUPTI, the only witness of a library's own launches
+        unseen_launches = record.get("light", False) and self.device == "cuda"
         why = None
         gpu = record.get("gpu_kernels") or []
         transfers = [k for k in gpu if transfer(k)]  # CUPTI's copies and fills: not kernels
         own = [k for k in gpu if not torch_kernel(k) and not transfer(k)]
         torch_ran = torch_compute(gpu)
         to_host = [k for k in transfers if "DtoH" in k]
-        if record["launches"] == 0 and not own and not light:
+        if record["launches"] == 0 and not own and not unseen_launches:
             why = "no Triton or CuTe kernel was launched"
         elif torch_ran:
             why = f"the GPU ran torch's own compute kernels ({'; '.join(torch_ran[:3])[:300]})"

@@ -34,11 +34,13 @@ PLAIN = (int, float, bool, str, complex, type(None))
 def host_reach(launched, args: tuple, kwargs: dict) -> str | None:
     """Why this interpreted launch could run host code on the call's data, or None."""
     names, constexprs = _parameters(launched)
+    if {"grid", "warmup"} & set(names):  # a parameter of that name would take the launch's own
+        return f"a kernel parameter named grid or warmup ({', '.join(names)}): Triton's launch keywords"
     for key, value in [*enumerate(args), *kwargs.items()]:
         name = names[key] if isinstance(key, int) and key < len(names) else key
         # A tensor is a pointer to the kernel, but a constexpr reaches the body as it is: a
         # tensor there is host data the body can compute on (X.softmax(1), red team 2026-12-05).
-        if name != "grid" and not _data_free(value, argument=name not in constexprs):  # grid: watched
+        if key != "grid" and not _data_free(value, argument=name not in constexprs):  # the grid: watched
             return (
                 f"{_kind(value)} handed to a kernel as argument {name!r} (its body may run it as host code)"
             )

@@ -193,7 +193,7 @@ class CallRecord:
     watch_writes: bool = False  # on a CPU: compare allocations with what the watch saw
     unseen_writes: int = 0  # times an allocation held bytes no launch or watched op wrote
     host_constant_bytes: int = 0  # bytes copied from the host to the device (HOST_CONSTANT_BYTES)
-    light: bool = False  # torch ops, launches, host views and threads only: no poison, no red zones
+    light: bool = False  # allocations followed as they are: no poison, no red zones
 
     def host_made(self, t: torch.Tensor) -> None:
         """(CPU) A tensor made from host values: a constant up to HOST_CONSTANT_BYTES a call, as
@@ -263,8 +263,14 @@ class _Watch(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         rec = self.monitor.record
-        if rec is None or self.monitor.depth > 0:
-            return func(*args, **kwargs)  # inside a launch (the interpreter uses torch)
+        if rec is None or self.monitor.own:
+            return func(*args, **kwargs)
+        if self.monitor.depth > 0:  # inside a launch: the interpreter moves memory with torch
+            if rec.watch_writes and not _interpreters_op(func):  # (on a GPU CUPTI sees the rest)
+                rec.torch_ops.append(
+                    f"{func.name() if hasattr(func, 'name') else func} (inside a kernel launch)"
+                )
+            return func(*args, **kwargs)
         if not rec.watch_writes:
             return self.route(func, args, kwargs, rec)
         # (CPU) what the op writes must hold what the watch saw before it, and is seen after
@@ -312,6 +318,15 @@ class _Watch(TorchDispatchMode):
         if name not in HARMLESS:
             rec.torch_ops.append(str(func.name()) if hasattr(func, "name") else name)
         return func(*args, **kwargs)
+
+
+def _interpreters_op(func) -> bool:
+    """An aten op Triton's interpreter itself runs inside a launch (empty, new_empty, set_,
+    copy_, detach: seen 2026-12-05), or one as harmless: no value computed."""
+    name = func.overloadpacket.__name__
+    return getattr(func, "namespace", "aten") in ("aten", "prims") and (
+        name in HARMLESS or name in ALLOCATING or name in CONSTANT_ALLOCATING or name in LAYOUT
+    )
 
 
 def _written_by(func, args, kwargs) -> list:
@@ -384,6 +399,7 @@ class CallMonitor:
         self.device = device  # where the call's inputs live: host memory handed to a GPU launch is not
         self.record: CallRecord | None = None
         self.depth = 0
+        self.own = False  # the monitor's own torch work inside a launch (own_work)
         self.poison = float("nan")
         self._input_zones: dict[int, tuple] = {}
         self._input_storages: set[int] = set()  # the call's inputs as received (not torch's)
@@ -396,12 +412,12 @@ class CallMonitor:
 
     @contextlib.contextmanager
     def call(self, poison: float = float("nan"), light: bool = False):
-        """Watch one call. `light`: the calls the judge calls unwatched, which must not look
-        watched (no poison, no red zones, no write tracking), yet where torch computing the
-        output is still seen: with no watch at all a kernel that ran torch whenever it found
-        no dispatch mode active passed (red team, 2026-12-05)."""
+        """Watch one call. `light`: the calls the judge calls unwatched, which must look
+        unwatched to the candidate's allocations (no poison, no red zones), yet where what a
+        full watch sees is still seen: with no watch at all a kernel that ran torch whenever
+        it found no dispatch mode active passed (red team, 2026-12-05)."""
         global _active
-        self.record = CallRecord(watch_writes=self.device == "cpu" and not light, light=light)
+        self.record = CallRecord(watch_writes=self.device == "cpu", light=light)
         self.poison = poison
         _active = self
         # a thread the candidate left running (started at import, or by an earlier call) may
@@ -415,24 +431,42 @@ class CallMonitor:
         finally:
             self.record, _active = None, None
 
+    @contextlib.contextmanager
+    def own_work(self):
+        """The monitor's own torch ops inside a launch (its comparisons and snapshots): not the
+        candidate's. It calls no method the candidate could have replaced unnoticed
+        (_run_in_launches is compared first)."""
+        before, self.own = self.own, True
+        try:
+            yield
+        finally:
+            self.own = before
+
+    def received(self, inputs: tuple) -> None:
+        """The call's inputs as they arrived (memory torch did not allocate, but no host code's
+        either: `foreign` lets them through). Held while their addresses are listed: a freed
+        input's address could be handed to NumPy memory, which would then pass for one."""
+        self._inputs_held = tuple(t for t in inputs if isinstance(t, torch.Tensor))
+        self._input_storages = {t.untyped_storage().data_ptr() for t in self._inputs_held}
+
     def padded(self, inputs: tuple) -> tuple:
         """Copies of the inputs with a red zone behind each: an over-read reads canaries
         (instead of faulting on the CPU), and an over-write shows as damage. The red zones of
         the previous call's inputs are forgotten."""
         self._input_zones.clear()
-        # held while their addresses are listed: a freed input's address could be handed to
-        # NumPy memory, which would then pass for an input (foreign)
-        self._inputs_held = tuple(t for t in inputs if isinstance(t, torch.Tensor))
-        self._input_storages = {t.untyped_storage().data_ptr() for t in self._inputs_held}
+        self.received(inputs)
         out = []
         for t in inputs:
             if not isinstance(t, torch.Tensor) or not t.is_contiguous():
                 out.append(t)
                 continue
-            used = t.numel() * t.element_size()
+            # as far into its storage as it came (a view x[k:]: a kernel that drops the
+            # offset must see it dropped), then the red zone right behind it
+            skip = t.storage_offset() * t.element_size()
+            used = skip + t.numel() * t.element_size()
             buffer = torch.empty(used + REDZONE_BYTES, dtype=torch.uint8, device=t.device)
             buffer[used:] = CANARY
-            copy = buffer[:used].view(t.dtype).view(t.shape)
+            copy = buffer[skip:used].view(t.dtype).view(t.shape)
             copy.copy_(t)
             self._input_zones[copy.data_ptr()] = (buffer, used)
             out.append(copy)
@@ -517,9 +551,8 @@ class CallMonitor:
         if name == "copy_":
             home = next((a for a in self.record.allocations if a.holds(result)), None)
         else:
-            moved = self.poisoned_alloc(result, keep_values=True)
-            home = self.record.allocations[-1] if moved is not result else None
-            result = moved
+            result = self.poisoned_alloc(result, keep_values=True)  # (light: followed where it is)
+            home = next((a for a in reversed(self.record.allocations) if a.holds(result)), None)
         if home is not None:
             home.after_launch = home.buffer[: home.used_bytes].clone()
             home.moved_from = seen
@@ -528,8 +561,10 @@ class CallMonitor:
     def poisoned_alloc(self, tensor: torch.Tensor, keep_values: bool = False) -> torch.Tensor:
         """Re-home a fresh allocation at the start of a bigger buffer: poison (or, for a
         constant buffer such as torch.zeros, its values), then canaries."""
-        if not isinstance(tensor, torch.Tensor) or tensor.device.type == "meta" or self.record.light:
+        if not isinstance(tensor, torch.Tensor) or tensor.device.type == "meta":
             return tensor
+        if self.record.light:
+            return self.tracked_alloc(tensor)
         used = tensor.untyped_storage().nbytes()
         if used % tensor.element_size() or tensor.storage_offset():
             return tensor
@@ -546,6 +581,20 @@ class CallMonitor:
         if self.record.watch_writes:
             self.record.saw(self.record.allocations[-1:])
         return data.as_strided(tensor.size(), tensor.stride(), 0)
+
+    def tracked_alloc(self, tensor: torch.Tensor) -> torch.Tensor:
+        """(light watch) A fresh allocation followed as it is, neither poisoned nor moved: what
+        writes it and what it holds after each launch are watched as in a full watch (torch
+        with its dispatcher bypassed wrote unseen in a light call: red team, 2026-12-05), but
+        its storage is the size asked for, as with no watch at all."""
+        storage = tensor.untyped_storage()
+        if storage.nbytes() and not tensor.storage_offset():
+            self.record.allocations.append(
+                Allocation(buffer=_storage_bytes(storage), used_bytes=storage.nbytes())
+            )
+            if self.record.watch_writes:
+                self.record.saw(self.record.allocations[-1:])
+        return tensor
 
 
 # -------------------------------------------------------------------- launch interception
@@ -608,6 +657,7 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
             why = host_reach(self_, args, kwargs)  # a body the interpreter runs as host Python
             if why:
                 rec.host_views.append(why)
+            rec.host_bytes(SCALAR_BYTES * _floats(self_, args, kwargs))
         if callable(kwargs.get("grid")):
             kwargs["grid"] = _outside_launch(monitor, kwargs["grid"])
         elif kind.startswith("triton") and "grid" in kwargs:
@@ -620,19 +670,21 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
             collecting = gc.isenabled()
             gc.disable()
         if count and rec is not None and monitor.depth == 1 and rec.watch_writes:
-            rec.check_unseen()  # what the launch may read holds what the watch last saw (inside: unwatched)
-            monitor.check_kept((*args, *kwargs.values()))
-            if any(monitor.foreign(a) for a in (*args, *kwargs.values())):
-                rec.host_views.append(
-                    "host memory torch did not allocate (NumPy, a buffer), handed to a launch"
-                )
+            with monitor.own_work():
+                rec.check_unseen()  # what the launch may read holds what the watch last saw
+                monitor.check_kept((*args, *kwargs.values()))
+                if any(monitor.foreign(a) for a in (*args, *kwargs.values())):
+                    rec.host_views.append(
+                        "host memory torch did not allocate (NumPy, a buffer), handed to a launch"
+                    )
         try:
             return original(self_, *args, **kwargs)
         finally:
             if count and rec is not None and monitor.depth == 1:
-                rec.snapshot_allocations()  # still inside the launch: not the candidate's op
-                if rec.watch_writes:
-                    monitor.keep((*args, *kwargs.values()))
+                with monitor.own_work():
+                    rec.snapshot_allocations()  # still inside the launch: not the candidate's op
+                    if rec.watch_writes:
+                        monitor.keep((*args, *kwargs.values()))
             if collecting:
                 gc.enable()
             monitor.depth -= 1
@@ -653,7 +705,30 @@ def _hook_state() -> dict:
             state[f"a Python handler for signal {getattr(sig, 'name', sig)}"] = signal.getsignal(sig)
         except (ValueError, OSError):
             pass
+    for label, namespace in _run_in_launches():
+        for name, value in list(vars(namespace).items()):
+            state[f"{label}.{name}, replaced"] = id(value)
+        if isinstance(namespace, type):  # a method added to a class shadows its base's
+            state[f"{label}'s own methods, replaced"] = tuple(sorted(vars(namespace)))
     return state
+
+
+def _run_in_launches() -> list[tuple[str, object]]:
+    """What an interpreted launch calls (torch's tensor and storage methods, NumPy, Triton's
+    interpreter): code the candidate puts there runs inside the launch, where torch goes
+    unwatched (torch.Tensor.untyped_storage replaced at import added with torch there: red
+    team, 2026-12-05)."""
+    # (not torch's own module: importing torch._dynamo rebinds torch.manual_seed, say)
+    found = [("torch.Tensor", torch.Tensor), ("torch.UntypedStorage", torch.UntypedStorage)]
+    numpy = sys.modules.get("numpy")
+    interpreter = sys.modules.get("triton.runtime.interpreter")
+    if numpy is not None:
+        found.append(("numpy", numpy))
+    if interpreter is not None:
+        found.append(("triton.runtime.interpreter", interpreter))
+        found += [(f"triton.runtime.interpreter.{k}", v) for k, v in vars(interpreter).items()
+                  if isinstance(v, type) and v.__module__ == interpreter.__name__]  # fmt: skip
+    return found
 
 
 def _host_hooks(before: dict) -> list[str]:
@@ -661,9 +736,9 @@ def _host_hooks(before: dict) -> list[str]:
     where the watch lets torch through (the interpreter uses it)."""
     now = _hook_state()
     return [
-        f"{what}, set to run inside a kernel launch"
-        for what, value in now.items()
-        if before.get(what) != value
+        f"{what.removesuffix(', replaced')} {'replaced' if what.endswith('replaced') else 'set'} to run inside a kernel launch"
+        for what, value in before.items()
+        if now.get(what) != value
     ]
 
 
@@ -685,9 +760,30 @@ def _outside_launch(monitor: CallMonitor, fn):
         finally:
             monitor.depth = depth
             if monitor.record is not None and monitor.record.watch_writes:
-                monitor.record.check_unseen()  # before the kernel runs, not after its snapshot
+                with monitor.own_work():
+                    monitor.record.check_unseen()  # before the kernel runs, not after its snapshot
 
     return grid
+
+
+def _floats(launched, args, kwargs) -> int:
+    """(CPU) How many Python floats a launch hands its kernel outside constexprs: host values,
+    like a fill's (a tuple of host-computed sums passed as an argument, which the body only
+    stores, passed every watch: red team, 2026-12-05). Integers are not counted: sizes,
+    strides and offsets are what kernels take (known gap: a float's bits passed as one)."""
+    from pipeline.check.interpreted import _parameters
+
+    names, constexprs = _parameters(launched)
+    values = [v for k, v in kwargs.items() if k not in constexprs and k != "grid"]
+    values += [v for i, v in enumerate(args) if i >= len(names) or names[i] not in constexprs]
+    count, todo = 0, values
+    while todo:
+        v = todo.pop()
+        if isinstance(v, (tuple, list)):
+            todo.extend(v)
+        elif type(v) in (float, complex):
+            count += 1
+    return count
 
 
 def _plain_grid(grid):

@@ -40,7 +40,13 @@ class Case:
 
     def inputs(self, device: str) -> tuple:
         made = self.make(self.seed, device, self.dtype, **self.shape)
-        return tuple(non_contiguous(t, self.layout) for t in made) if self.family == "strided" else made
+        if self.family != "strided":
+            return made
+        # the first input in the case's layout; each other in one of its own, contiguous
+        # included (one layout for all let a kernel that reads y with x's strides pass)
+        rng = random.Random(self.seed ^ 0x1A70)
+        layouts = [self.layout] + [rng.choice(("contiguous", *LAYOUTS)) for _ in made[1:]]
+        return tuple(non_contiguous(t, layout) for t, layout in zip(made, layouts))
 
     def describe(self) -> dict:
         return {
@@ -72,7 +78,7 @@ def non_contiguous(t, layout: str):
     OFFSET_BYTES into its storage (x[k:]). A 1-D tensor has no columns: every other element."""
     import torch
 
-    if not isinstance(t, torch.Tensor) or t.numel() < 2:
+    if not isinstance(t, torch.Tensor) or t.numel() < 2 or layout == "contiguous":
         return t
     if layout == "column_major" and t.dim() >= 2:
         return t.transpose(-1, -2).contiguous().transpose(-1, -2)

@@ -19,9 +19,8 @@ Requests and replies:
       tensors as they are (same objects, untouched). "warm": N calls first, unwatched,
       outputs dropped (a kernel that changes after its first calls, as a benchmark makes).
       "witness" (GPU): CUPTI's names of the kernels the call ran, in "gpu_kernels". "watch":
-      False runs kernel() under a light watch (torch ops, launches, host views and threads,
-      but no poison, red zones or write tracking: record "light"); its output is judged all
-      the same.
+      False runs kernel() under a light watch (all a full watch sees, but no poison and no
+      red zones: record "light"); its output is judged all the same.
   {"cmd": "audit"} -> {"changed": [call numbers]}: the calls whose returned output has
       changed since (every output is kept, up to AUDITED_BYTES)
   {"cmd": "exit"}
@@ -98,8 +97,8 @@ class Runner:
                 buffer.data.copy_(new)
             inputs = self.last_inputs
         watch = msg.get("watch", True)
-        if watch and not msg.get("again") and not msg.get("into"):
-            inputs = self.monitor.padded(inputs)  # (into: the buffers padded last time, kept)
+        if not msg.get("again") and not msg.get("into"):  # (into: last time's buffers, kept)
+            inputs = self.monitor.padded(inputs) if watch else self.monitor.received(inputs) or inputs
         for _ in range(msg.get("warm", 0)):  # a benchmark's worth of calls first, unwatched
             self.kernel(*inputs)
         before = [t.detach().to("cpu", copy=True) for t in inputs]  # compared on the host (same_bytes)
@@ -127,13 +126,10 @@ class Runner:
         record["reused_buffer"] = any(_overlaps(out, earlier) for _, earlier, _ in self.audited)
         record["earlier_output_changed"] = any(not same_bytes(held, copy) for held, copy in self.held)
         record.update(launches=rec.launches, launch_kinds=sorted(rec.launch_kinds), torch_ops=rec.torch_ops[:20],
-                      host_views=rec.host_views[:10], threads=rec.threads[:10], light=rec.light)  # fmt: skip
-        if not rec.light:
-            record.update(
-                unseen_writes=rec.unseen_writes,
-                redzone_damage=rec.redzone_damage() + self.monitor.input_redzone_damage(inputs),
-                output_problem=rec.output_problem(out),
-            )
+                      host_views=rec.host_views[:10], threads=rec.threads[:10], light=rec.light,
+                      unseen_writes=rec.unseen_writes, output_problem=rec.output_problem(out))  # fmt: skip
+        if not rec.light:  # (a light call's buffers have no red zones)
+            record["redzone_damage"] = rec.redzone_damage() + self.monitor.input_redzone_damage(inputs)
         self.held = ([(out, kept)] + self.held)[:HELD_OUTPUTS]
         self.calls += 1
         size = kept.numel() * kept.element_size()

@@ -6,7 +6,8 @@ environment, locks the process down, then runs the real child (a module, or a co
 
 On Linux, where it is allowed (as root, or through a user namespace of its own):
   * a mount namespace of its own in which the WHOLE filesystem is read-only, except the
-    scratch and cache folders the parent named (and /dev, /dev/shm, and its own /proc/PID,
+    scratch and cache folders the parent named (and /dev, /dev/shm (where no GPU is used: a
+    read-only /dev and an empty /dev/shm of its own), and its own /proc/PID,
     where the CUDA driver writes as it starts: on a read-only /proc cuInit fails with
     error 304, seen on the H200 2026-12-01; benchmarks/sandbox_probe.py): the project, other
     candidates, the Triton caches trusted processes use, the judge's temporary files are
@@ -28,7 +29,7 @@ import signal
 import sys
 
 CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWUSER = 0x00020000, 0x40000000, 0x10000000
-MS_BIND, MS_REC, MS_PRIVATE = 4096, 16384, 1 << 18
+MS_NOSUID, MS_NODEV, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 4096, 16384, 1 << 18
 MOUNT_ATTR_RDONLY, AT_RECURSIVE, AT_FDCWD = 0x1, 0x8000, -100
 SYS_MOUNT_SETATTR = {"x86_64": 442, "aarch64": 442}
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS = 1, 24, 38
@@ -109,11 +110,15 @@ def _remount_each(libc, path: str, readonly: bool) -> bool:
     return ok
 
 
-def _read_only_filesystem(libc, writable: list[str]) -> str | None:
-    """Everything read-only except `writable` (and /dev, /dev/shm). None, or why not."""
+def _read_only_filesystem(libc, writable: list[str], private_dev: bool = False) -> str | None:
+    """Everything read-only except `writable` (and /dev, /dev/shm). None, or why not.
+    `private_dev`: /dev read-only too (its device nodes still open for writing) and an empty
+    /dev/shm of this process's own, so no file written there outlives it or reaches another
+    process (a channel between the runner, the bare call and later checks: red team,
+    2026-12-05). Asked for where no GPU is used: CUDA's needs of either are untried."""
     if libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
         return f"private mounts: {_err()}"
-    keep = [p for p in [*writable, *ALWAYS_WRITABLE] if os.path.isdir(p)]
+    keep = [p for p in [*writable, *([] if private_dev else ALWAYS_WRITABLE)] if os.path.isdir(p)]
     for path in writable:  # each its own mount, so it can stay writable below
         if libc.mount(path.encode(), path.encode(), None, MS_BIND | MS_REC, None) != 0:
             return f"bind {path}: {_err()}"
@@ -122,6 +127,9 @@ def _read_only_filesystem(libc, writable: list[str]) -> str | None:
     for path in keep:
         if not _set_readonly(libc, path, False):
             return f"writable {path}: {_err()}"
+    if private_dev and os.path.isdir("/dev/shm"):
+        if libc.mount(b"tmpfs", b"/dev/shm", b"tmpfs", MS_NOSUID | MS_NODEV, b"size=64m,mode=1777") != 0:
+            return f"a private /dev/shm: {_err()}"
     return None
 
 
@@ -143,9 +151,11 @@ def _drop_capabilities(libc) -> None:
     libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 
 
-def lock_down(writable: list[str], network: bool = False, death_signal: bool = True) -> str:
+def lock_down(writable: list[str], network: bool = False, death_signal: bool = True,
+              private_dev: bool = False) -> str:  # fmt: skip
     """Apply every wall this machine allows; say which ones are up. `death_signal`: SIGKILL
-    when the thread that started this process ends (not for a tool's target: sandbox.py)."""
+    when the thread that started this process ends (not for a tool's target: sandbox.py);
+    `private_dev`: see _read_only_filesystem."""
     if not sys.platform.startswith("linux"):
         return f"none: not Linux ({sys.platform})"
     libc = _libc()
@@ -154,7 +164,7 @@ def lock_down(writable: list[str], network: bool = False, death_signal: bool = T
     missing = _enter_namespaces(libc, network)
     if missing is None:
         own = f"/proc/{os.getpid()}"  # this process's own entries, no other process's
-        missing = _read_only_filesystem(libc, [*(os.path.realpath(p) for p in writable), own])
+        missing = _read_only_filesystem(libc, [*(os.path.realpath(p) for p in writable), own], private_dev)
     _drop_capabilities(libc)
     if missing:
         return f"partial: no capabilities, but the filesystem and network stay open ({missing})"
@@ -163,7 +173,8 @@ def lock_down(writable: list[str], network: bool = False, death_signal: bool = T
 
 def _boot() -> None:
     config = json.loads(os.environ.pop("KPIPE_SANDBOX"))
-    isolation = lock_down(config["writable"], bool(config.get("network")), config.get("death_signal", True))
+    isolation = lock_down(config["writable"], bool(config.get("network")), config.get("death_signal", True),
+                          bool(config.get("private_dev")))  # fmt: skip
     if config.get("require") and isolation != "full":
         sys.stderr.write(f"kpipe sandbox: could not be set up here: {isolation}\n")
         sys.stderr.flush()

@@ -110,7 +110,7 @@ def child_env(scratch: Path, cache: Path | None, env: dict | None = None) -> dic
 
 
 def sandboxed_command(argv: list[str], writable: list[Path], module: str = "", code: str = "",
-                      under_tool: bool = False) -> tuple[list, dict]:  # fmt: skip
+                      under_tool: bool = False, private_dev: bool = False) -> tuple[list, dict]:  # fmt: skip
     """`python -c BOOT` and the variable that tells lockdown.py what to run after it.
     under_tool=True, for the target a tool (ncu, compute-sanitizer) starts: the network
     namespace is kept (ncu talks to its target over loopback) and no death signal is asked
@@ -120,18 +120,21 @@ def sandboxed_command(argv: list[str], writable: list[Path], module: str = "", c
     as a SIGKILL would (the likeliest sender; not confirmed there). A target the tool leaves
     behind is re-parented to this process, a subreaper, and swept."""
     config = {"writable": [str(p) for p in writable], "argv": argv, "module": module, "code": code,
-              "network": under_tool, "death_signal": not under_tool, "require": sandbox_required()}  # fmt: skip
+              "network": under_tool, "death_signal": not under_tool, "require": sandbox_required(),
+              "private_dev": private_dev}  # fmt: skip
     return [sys.executable, "-c", BOOT], {"KPIPE_SANDBOX": json.dumps(config)}
 
 
 def sandboxed_target(module: str, argv: list[str], scratch: Path, cache: Path | None = None,
-                     under_tool: bool = False, env: dict | None = None, code: str = "") -> tuple[list, dict]:  # fmt: skip
+                     under_tool: bool = False, env: dict | None = None, code: str = "",
+                     private_dev: bool = False) -> tuple[list, dict]:  # fmt: skip
     """The command and environment that run `python -m MODULE ARGV` (or a code string)
     locked down: for a Child, or for a tool (ncu, compute-sanitizer) to start as its target."""
     writable = [scratch] + ([cache] if cache else [])
     for path in writable:
         path.mkdir(parents=True, exist_ok=True)
-    cmd, boot = sandboxed_command(argv, writable, module=module, code=code, under_tool=under_tool)
+    cmd, boot = sandboxed_command(argv, writable, module=module, code=code, under_tool=under_tool,
+                                  private_dev=private_dev)  # fmt: skip
     return cmd, {**child_env(scratch, cache, env), **boot}
 
 
@@ -154,14 +157,14 @@ def copy_out(src: Path, dest: Path, limit: int = 1 << 30) -> bool:
 class Child:
     """The parent's end of one sandboxed child: `python -m MODULE FD` (or a code string) in
     `scratch`, with `cache` writable too. `tool`: a command line the child runs under (ncu
-    and its options: the tool starts it, and passes the socket's descriptor on)."""
+    and its options: the tool starts it, and passes the socket's descriptor on). `private_dev`:
+    a read-only /dev and a /dev/shm of its own (lockdown.py; where no GPU is used)."""
 
     def __init__(self, module: str, scratch: Path, timeout_s: float, env: dict | None = None, code: str = "",
-                 cache: Path | None = None, tool: list[str] | None = None):  # fmt: skip
+                 cache: Path | None = None, tool: list[str] | None = None, private_dev: bool = False):  # fmt: skip
         ours, theirs = socket.socketpair()
-        cmd, environment = sandboxed_target(
-            module, [str(theirs.fileno())], scratch, cache, env=env, code=code, under_tool=bool(tool)
-        )
+        cmd, environment = sandboxed_target(module, [str(theirs.fileno())], scratch, cache, env=env, code=code,
+                                            under_tool=bool(tool), private_dev=private_dev)  # fmt: skip
         cmd = [*(tool or []), *cmd]
         self.log = open_log(scratch / f"{module.rsplit('.', 1)[-1] if module else 'bare'}.log")
         self.timeout_s = timeout_s
