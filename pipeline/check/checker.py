@@ -19,7 +19,7 @@ WATCHED_FIRST = 6  # ... after this many watched ones
 # Calls before the one judged by the many-calls probe, drawn from the secret: a kernel
 # honest for a fixed number of calls more than a fixed probe made passed (red team,
 # 2026-12-05: wrong from call 201 on, the probe made 100).
-MANY_CALLS = (100, 600)
+MANY_CALLS = (100, 250)  # (600 at most cost up to 1.2 s of a 5 s CPU check)
 
 
 # One call in a process that has loaded none of the judge's modules, as a user's program

@@ -3,9 +3,10 @@
 Families (the rung of a case is accuracy/<dtype>/<family>):
   test_shapes        the reference's TEST_SHAPES, `trials` fresh seeds each
   random_shapes      odd sizes (a multiple of no block size), a single row, a long row
-  strided            the same draws in every layout of LAYOUTS (column-major, every other
-                     element, padded rows, a storage offset): the contract allows any
-                     strides and offsets, as torch ops do
+  strided            the same draws in the layouts of LAYOUTS (column-major, every other
+                     element, padded rows, a storage offset), two a dtype in turn, all four
+                     every run; the inputs after the first each in a layout of its own: the
+                     contract allows any strides and offsets, as torch ops do
   adversarial:<name> the reference's own input families (huge spreads, -inf padded rows,
                      NaN/Inf, large magnitudes)
   bench_shape        (GPU) one draw at the largest BENCH_SHAPES entry: bugs that only show
@@ -126,7 +127,7 @@ def plan_cases(op, secret: int, settings: dict, device: str) -> list[Case]:
     for _ in range(settings["random_shapes"]):  # rounds of fresh draws
         extra += random_shapes(op, rng, settings["max_work"][device], settings["shape_scale"][device])
     cases = []
-    for dtype in op.dtypes:
+    for d, dtype in enumerate(op.dtypes):
         for shape in op.TEST_SHAPES:
             for _ in range(settings["trials"]):
                 cases.append(Case("test_shapes", dtype, shape, rng.randrange(2**31), op.make_inputs))
@@ -135,9 +136,11 @@ def plan_cases(op, secret: int, settings: dict, device: str) -> list[Case]:
         for name, make in op.adversarial.items():
             for shape in op.TEST_SHAPES[-settings["adversarial_shapes"] :]:
                 cases.append(Case(f"adversarial:{name}", dtype, shape, rng.randrange(2**31), make))
+        # two layouts a dtype, in turn, so that every run draws all four (two dtypes run on a
+        # CPU, three on a GPU) at a quarter of a CPU check's time, not half
         shapes = [op.TEST_SHAPES[-1], *extra[:1]]
-        for i, layout in enumerate(LAYOUTS):
-            shape = shapes[i % len(shapes)]
+        for i in range(2):
+            layout, shape = LAYOUTS[(2 * d + i) % len(LAYOUTS)], shapes[i % len(shapes)]
             cases.append(Case("strided", dtype, shape, rng.randrange(2**31), op.make_inputs, layout))
     if device == "cuda" and op.BENCH_SHAPES:
         dtype = op.dtypes[-1]  # bf16 where the op has it: the dtype the bench stage times
