@@ -150,10 +150,10 @@ def test_python_scalars_written_into_tensors_count_as_host_values_on_a_cpu():
     assert any("host values" in v for v in many.host_views)
 
 
-def test_floats_a_launch_hands_its_kernel_are_host_values_and_constexprs_are_not():
+def test_floats_a_launch_hands_its_kernel_are_host_values():
     """A tuple of host-computed sums passed as an argument the body only stores carried the
-    outputs in (red team, 2026-12-05): a launch's floats count as a fill's do; integers
-    (sizes, strides) and constexprs do not."""
+    outputs in (red team, 2026-12-05), as a constexpr too, and as a float subclass: a
+    launch's floats count as a fill's do; integers (sizes, strides) do not."""
     import triton.language as tl
     from triton.runtime.interpreter import InterpretedFunction
 
@@ -163,7 +163,11 @@ def test_floats_a_launch_hands_its_kernel_are_host_values_and_constexprs_are_not
         pass
 
     launched = InterpretedFunction(body)
-    assert _floats(launched, (torch.zeros(1), (1.0, 2.0, 3), 1e-6, 7), {"BLOCK": 4.0}) == 3
+
+    class Sum(float):
+        pass
+
+    assert _floats(launched, (torch.zeros(1), (1.0, Sum(2.0), 3), 1e-6, 7), {"BLOCK": 4.0}) == 4
 
 
 def test_a_small_host_constant_copied_to_the_device_is_no_compute_but_a_large_one_is():

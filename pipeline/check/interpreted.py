@@ -29,6 +29,27 @@ from types import BuiltinFunctionType, CodeType, FunctionType, ModuleType
 TRITON_BUILTINS = frozenset(("len", "list", "range", "float", "int", "isinstance", "getattr", "hasattr", "print",
                              "min", "max"))  # fmt: skip
 PLAIN = (int, float, bool, str, complex, type(None))
+_REWRITTEN: set[int] = set()  # ids of the bodies Triton's own rewriter made (watch_rewrites)
+
+
+def watch_rewrites() -> None:
+    """Remember each body the interpreter's rewriter makes: the body a launch runs is looked up
+    in a class-level cache the candidate can write to (a function of its own put there under
+    a clean kernel's key ran as that kernel: red team, 2026-12-05). Patched before the
+    candidate loads."""
+    from triton.runtime.interpreter import FunctionRewriter
+
+    original = FunctionRewriter.rewrite_ast
+    if getattr(original, "_kpipe_wrapped", False):
+        return
+
+    def rewrite_ast(self):
+        body = original(self)
+        _REWRITTEN.add(id(body))
+        return body
+
+    rewrite_ast._kpipe_wrapped = True
+    FunctionRewriter.rewrite_ast = rewrite_ast
 
 
 def host_reach(launched, args: tuple, kwargs: dict) -> str | None:
@@ -53,6 +74,11 @@ def host_reach(launched, args: tuple, kwargs: dict) -> str | None:
         seen.add(id(fn))
         if getattr(jit, "pre_run_hooks", None):
             return f"pre-run hooks of {fn.__name__} (host code run inside its launch)"
+        cached = getattr(type(jit), "rewritten_fn", {}).get(fn)
+        if cached is not None and id(cached) not in _REWRITTEN:
+            return (
+                f"a body put in the interpreter's cache for {fn.__name__} (not what its source compiles to)"
+            )
         for value in (*(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values()):
             if not _data_free(value, argument=True):
                 return (
@@ -181,11 +207,11 @@ def _data_free(value, argument: bool = False) -> bool:
     import torch
     import triton.language as tl
 
-    if isinstance(value, PLAIN) or _is_jit(value):
+    if type(value) in PLAIN or _is_jit(value):  # exactly: a subclass's __ge__ runs in the launch
         return True
     if argument and type(value) in (torch.Tensor, torch.device, torch.dtype):
         return True  # (a device and a dtype: a TensorWrapper's fields)
-    if isinstance(value, (tuple, list, set, frozenset)):
+    if type(value) in (tuple, list, set, frozenset, torch.Size):
         return all(_data_free(v, argument) for v in value)
     if isinstance(value, dict):  # never a kernel's argument (Triton cannot pass one)
         return not argument and all(_data_free(k) and _data_free(v) for k, v in value.items())

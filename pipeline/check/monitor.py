@@ -408,6 +408,11 @@ class CallMonitor:
         _patch_launchers()
         _patch_host_views()
         _patch_threads()
+        if device == "cpu":
+            from pipeline.check.interpreted import watch_rewrites
+
+            watch_rewrites()
+            _forbid_audit_hooks()
         self.hooks_before = _hook_state()  # before the candidate's import
 
     @contextlib.contextmanager
@@ -720,6 +725,7 @@ def _run_in_launches() -> list[tuple[str, object]]:
     team, 2026-12-05)."""
     # (not torch's own module: importing torch._dynamo rebinds torch.manual_seed, say)
     found = [("torch.Tensor", torch.Tensor), ("torch.UntypedStorage", torch.UntypedStorage)]
+    found += [(name, sys.modules[name]) for name in ("inspect", "triton.runtime.jit") if name in sys.modules]
     numpy = sys.modules.get("numpy")
     interpreter = sys.modules.get("triton.runtime.interpreter")
     if numpy is not None:
@@ -767,21 +773,19 @@ def _outside_launch(monitor: CallMonitor, fn):
 
 
 def _floats(launched, args, kwargs) -> int:
-    """(CPU) How many Python floats a launch hands its kernel outside constexprs: host values,
+    """(CPU) How many Python floats a launch hands its kernel, constexprs included: host values,
     like a fill's (a tuple of host-computed sums passed as an argument, which the body only
     stores, passed every watch: red team, 2026-12-05). Integers are not counted: sizes,
     strides and offsets are what kernels take (known gap: a float's bits passed as one)."""
-    from pipeline.check.interpreted import _parameters
-
-    names, constexprs = _parameters(launched)
-    values = [v for k, v in kwargs.items() if k not in constexprs and k != "grid"]
-    values += [v for i, v in enumerate(args) if i >= len(names) or names[i] not in constexprs]
+    values = [v for k, v in kwargs.items() if k != "grid"] + list(
+        args
+    )  # constexprs too: a tuple of sums passed so
     count, todo = 0, values
     while todo:
         v = todo.pop()
         if isinstance(v, (tuple, list)):
             todo.extend(v)
-        elif type(v) in (float, complex):
+        elif isinstance(v, (float, complex)):
             count += 1
     return count
 
@@ -831,6 +835,24 @@ RAW_MEMORY_EVENTS = frozenset(
 HOOK_EVENTS = frozenset(("sys.settrace", "sys.setprofile", "sys.monitoring.register_callback"))
 
 
+_OWN_HOOK = []  # set while the runner adds its own audit hook (forbid_raw_memory)
+
+
+def _forbid_audit_hooks() -> None:
+    """(CPU) No audit hook but ours once the watch is up: a hook runs at events a launch
+    raises itself (object.__getattr__), host code inside the launch (red team, 2026-12-05)."""
+    if getattr(_forbid_audit_hooks, "done", False):
+        return
+
+    def refuse(event: str, args: tuple) -> None:
+        if event == "sys.addaudithook" and not _OWN_HOOK:
+            raise PermissionError("sys.addaudithook: a candidate may not hook the interpreter on a CPU "
+                                  "(an audit hook runs host code inside a kernel launch)")  # fmt: skip
+
+    sys.addaudithook(refuse)
+    _forbid_audit_hooks.done = True
+
+
 def forbid_raw_memory() -> None:
     """On a CPU the device's memory is the host's, so host code that reads and writes tensors
     through raw pointers computes where no watch sees it. An audit hook refuses ctypes
@@ -851,7 +873,11 @@ def forbid_raw_memory() -> None:
             raise PermissionError(f"{event}: a candidate may not hook the interpreter on a CPU (a hook runs "
                                   "host code inside a kernel launch, where the watch lets torch through)")  # fmt: skip
 
-    sys.addaudithook(refuse)
+    _OWN_HOOK.append(True)
+    try:
+        sys.addaudithook(refuse)
+    finally:
+        _OWN_HOOK.clear()
 
 
 # Threads are told apart by where they were started, never by what they say of themselves (a
