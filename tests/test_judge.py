@@ -685,6 +685,33 @@ def test_an_interpreted_body_may_name_only_what_a_gpu_compile_accepts():
     assert "pre-run hooks" in host_reach(hooked, (x, 4), {})
 
 
+def test_a_library_function_is_told_by_its_code_not_its_file_name():
+    """A file name is whatever compile() was told: a function is Triton's (or a thread's
+    starter torch's) only when the file on disk compiles to its code, over its module."""
+    import os
+    from types import FunctionType
+
+    import triton
+    import triton.language.standard as standard
+
+    from pipeline.check import provenance
+    from pipeline.check.interpreted import _in_triton, _triton_function
+
+    genuine = standard._sum_combine.fn if hasattr(standard._sum_combine, "fn") else standard._sum_combine
+    assert provenance.own_function(genuine, _in_triton) and _triton_function(genuine)
+    forged_name = os.path.join(os.path.dirname(triton.__file__), "language", "standard.py")
+    names = {}
+    exec(compile("def _sum_combine(a, b):\n    return a - b\n", forged_name, "exec"), names)
+    assert not provenance.compiled_from_file(names["_sum_combine"].__code__)
+    assert not _triton_function(names["_sum_combine"])
+    # Triton's very code over the candidate's globals looks its names up there
+    borrowed = FunctionType(genuine.__code__, {"__name__": "triton.language.standard"})
+    assert provenance.compiled_from_file(borrowed.__code__) and not _triton_function(borrowed)
+    # a constant swapped for one of the same value's repr but another type
+    swapped = genuine.__code__.replace(co_consts=tuple(str(c) for c in genuine.__code__.co_consts))
+    assert genuine.__code__.co_consts == () or not provenance.compiled_from_file(swapped)
+
+
 def test_the_judge_sees_processes_below_the_runner_and_not_zombies():
     """What sandbox.started_below reads from /proc: a live grandchild of the runner counts, a
     zombie does not, and the runner alone is nothing (both are this process's own children

@@ -25,6 +25,8 @@ import sys
 import sysconfig
 from types import BuiltinFunctionType, CodeType, FunctionType, ModuleType
 
+from pipeline.check import provenance
+
 # The Python builtins a jit body may name (code_generator.CodeGenerator.builtin_namespace).
 TRITON_BUILTINS = frozenset(("len", "list", "range", "float", "int", "isinstance", "getattr", "hasattr", "print",
                              "min", "max"))  # fmt: skip
@@ -69,7 +71,7 @@ def host_reach(launched, args: tuple, kwargs: dict) -> str | None:
     while todo:
         jit = todo.pop()
         fn = getattr(jit, "fn", jit)
-        if id(fn) in seen or not hasattr(fn, "__code__") or _in_triton(fn.__code__.co_filename):
+        if id(fn) in seen or not hasattr(fn, "__code__") or _triton_function(fn):
             continue  # (triton's own jit functions, tl.sum's body say, are triton's business)
         seen.add(id(fn))
         if getattr(jit, "pre_run_hooks", None):
@@ -218,7 +220,7 @@ def _data_free(value, argument: bool = False) -> bool:
     if isinstance(value, tl.constexpr):
         return _triton_class(type(value)) and _data_free(value.value, argument)
     if isinstance(value, FunctionType):
-        return _in_triton(value.__code__.co_filename)
+        return _triton_function(value)
     if isinstance(value, type):
         return _triton_class(value)
     if type(value).__module__ == "builtins":
@@ -249,10 +251,23 @@ def _triton_class(cls: type) -> bool:
             return False
         for member in vars(klass).values():
             member = getattr(member, "__func__", getattr(member, "fget", member))
-            code = getattr(member, "__code__", None) if isinstance(member, FunctionType) else None
-            if code is not None and not (_in_triton(code.co_filename) or _in_stdlib(code.co_filename)):
+            if isinstance(member, FunctionType) and not (
+                provenance.own_function(member, _in_triton) or provenance.own_function(member, _in_stdlib)
+            ):
                 return False  # (Enum puts the standard library's __new__ in each enum class)
+            cells = provenance.cell_values(member) if isinstance(member, FunctionType) else []
+            if any(v not in cls.__mro__ and not _data_free(v) for v in cells):  # (a method's __class__)
+                return False
     return True
+
+
+def _triton_function(fn: FunctionType) -> bool:
+    """Triton's own function (tl.sum's combine, say): its code is what a file in Triton's folder
+    compiles to, over that file's module, and what its closure holds is data-free (a function
+    compiled under a file name in Triton's folder passed for Triton's: red team, 2026-12-05)."""
+    if not provenance.own_function(fn, _in_triton):
+        return False
+    return all(_data_free(v) for v in provenance.cell_values(fn))
 
 
 @functools.lru_cache(maxsize=1)

@@ -48,6 +48,8 @@ from dataclasses import dataclass, field
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from pipeline.check import provenance
+
 ALLOCATING = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"}
 HARMLESS = {
     # views and metadata
@@ -934,9 +936,14 @@ def _starter() -> str:
     """The file that asked for a thread: the first caller outside the thread machinery (a
     candidate's ThreadPoolExecutor is the candidate's)."""
     frame = sys._getframe(2)
-    while frame is not None and any(m in frame.f_code.co_filename for m in _MACHINERY):
+    while frame is not None and any(m in frame.f_code.co_filename for m in _MACHINERY) and \
+            provenance.compiled_from_file(frame.f_code):  # fmt: skip
         frame = frame.f_back
-    return frame.f_code.co_filename if frame is not None else ""
+    if frame is None:
+        return ""
+    if not provenance.compiled_from_file(frame.f_code):  # a file name given to compile()
+        return f"code compiled under the name {frame.f_code.co_filename}"
+    return frame.f_code.co_filename
 
 
 @functools.cache
