@@ -193,7 +193,12 @@ judge20() {
   # witness's target under ncu (exit 9, nothing printed) six side by side, none alone
   (while [ ! -e logs/judge20.done ]; do echo "$(date +%T) $(free -m | sed -n 2p)"; sleep 5; done \
     > logs/judge20-memory.log 2>&1 &)
-  TAIL=25 step judge20 bash -c 'seq 20 | xargs -P 6 -I{} sh -c "python -m pipeline check softmax \
+  # side by side as the GPU's memory allows, ~16 GB a judge at its bench-scale case, 6 at most
+  # (2026-12-05, an H100 of 80 GB: one of six side by side ran out of memory, "no verdict")
+  local free_mib; free_mib=$(nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits | head -1)
+  export JUDGES=$(( free_mib / 16384 > 6 ? 6 : (free_mib / 16384 < 1 ? 1 : free_mib / 16384) ))
+  echo "   $JUDGES judges side by side ($free_mib MiB free)"
+  TAIL=25 step judge20 bash -c 'seq 20 | xargs -P "$JUDGES" -I{} sh -c "python -m pipeline check softmax \
     kernels/softmax/triton.py --device cuda > logs/judge20-{}.log 2>&1; echo run {} exit \$?"'
   sort -k4 -n logs/judge20-memory.log | tail -1 | sed 's/^/   most host memory used (free -m): /'
   dmesg 2> /dev/null | grep -i -E "out of memory|killed process" | tail -3

@@ -19,6 +19,12 @@ WATCHED_FIRST = 6  # ... after this many watched ones
 # Calls before the one judged by the many-calls probe, drawn from the secret: a kernel
 # honest for a fixed number of calls more than a fixed probe made passed (red team,
 # 2026-12-05: wrong from call 201 on, the probe made 100).
+# (CPU) Calls whose interpreted launches run under the launch guard (interpreted.launch_guard),
+# which doubles a launch's time: the first ones, then one in GUARD_SHARE at random (secret).
+# A candidate whose host code makes its outputs must act in every call whose output is judged,
+# so a guarded call catches it whether its code acts there (seen) or holds back (wrong output).
+GUARDED_FIRST = 1
+GUARD_SHARE = 16
 MANY_CALLS = (100, 250)  # (600 at most cost up to 1.2 s of a 5 s CPU check)
 
 
@@ -83,6 +89,7 @@ class Checker:
         self.op, self.runner, self.device, self.rungs, self.path = op, runner, device, rungs, path
         self.processes = processes
         self.watch_rng = random.Random(secret ^ 0x5EED)  # which calls run unwatched
+        self.guard_rng = random.Random(secret ^ 0x6A2D)  # which calls run under the launch guard
         self.many_calls = random.Random(secret ^ 0xCA11).randint(*MANY_CALLS)
         self.calls = 0
         self.cuda_broken = False
@@ -91,11 +98,12 @@ class Checker:
              again: bool = False, warm: int = 0) -> dict:  # fmt: skip
         if watch is None:  # the first calls are watched: red zones catch an overrun before it crashes
             watch = self.calls < WATCHED_FIRST or self.watch_rng.randrange(UNWATCHED_SHARE) != 0
+        guard = self.calls < GUARDED_FIRST or self.guard_rng.randrange(GUARD_SHARE) == 0
         self.calls += 1
         beside = started_below(self.runner.proc.pid) if self.processes else []
         reply = self.runner.ask({"cmd": "call", "inputs": [] if again else list(inputs), "watch": watch,
                                  "poison": poison, "into": into, "again": again, "warm": warm,
-                                 "witness": watch})  # fmt: skip
+                                 "witness": watch, "guard": guard})  # fmt: skip
         reply.setdefault("record", {})
         if self.processes:
             beside += [p for p in started_below(self.runner.proc.pid) if p not in beside]
@@ -304,19 +312,28 @@ class Checker:
         return finish
 
     def probe_memoisation(self, a: Case, b: Case, secret: int) -> None:
-        """The same input buffers with new contents (all of them, then one interior element),
-        then the same tensors again: each output must be right for what the buffers hold."""
+        """The same input buffers with new contents (all of them, then one interior element of
+        each input in turn), then the same tensors again: each output must be right for what
+        the buffers hold (a cache keyed on the first input alone passed when only the first
+        input's element changed: red team, 2026-12-05)."""
         rng = random.Random(secret ^ 0xCAC4E)
         in_a = a.inputs(self.device)
         in_b = b.inputs(self.device)
-        one = tuple(t.clone() for t in in_b)
-        flat = one[0].view(-1) if one[0].is_contiguous() else None
-        if flat is not None and flat.numel() > 2:
-            i = rng.randrange(1, flat.numel() - 1)
-            flat[i] = flat[i] * -2 + 1  # one interior element, anywhere
-        steps = [("new inputs, first call", in_a, {}), ("the same buffers with new contents", in_b, {"into": True}),
-                 ("the same buffers with one element changed", one, {"into": True}),
-                 ("the same tensors again, untouched", one, {"again": True})]  # fmt: skip
+        steps = [
+            ("new inputs, first call", in_a, {}),
+            ("the same buffers with new contents", in_b, {"into": True}),
+        ]
+        one = in_b
+        for k in range(len(in_b)):
+            one = tuple(t.clone() for t in one)
+            flat = one[k].view(-1) if one[k].is_contiguous() else None
+            if flat is not None and flat.numel() > 2:
+                i = rng.randrange(1, flat.numel() - 1)
+                flat[i] = flat[i] * -2 + 1  # one interior element, anywhere
+                steps.append(
+                    (f"the same buffers with one element of input {k + 1} changed", one, {"into": True})
+                )
+        steps.append(("the same tensors again, untouched", one, {"again": True}))
         for n, (what, inputs, how) in enumerate(steps):
             case = a if n == 0 else b
             rung = case.rung if n == 0 else "no_cached_results"  # the first call is an ordinary one

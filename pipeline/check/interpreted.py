@@ -17,12 +17,14 @@ and never as a constexpr); and no pre-run hook may run inside the launch.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import dis
 import functools
 import inspect
 import os
 import sys
 import sysconfig
+import textwrap
 from types import BuiltinFunctionType, CodeType, FunctionType, ModuleType
 
 from pipeline.check import provenance
@@ -47,11 +49,111 @@ def watch_rewrites() -> None:
 
     def rewrite_ast(self):
         body = original(self)
-        _REWRITTEN.add(id(body))
+        if _rewrites_the_file(self, body):
+            _REWRITTEN.add(id(body))
+            _BODY_CODES.update((id(c), c) for c in _nested(body.__code__))
         return body
 
     rewrite_ast._kpipe_wrapped = True
     FunctionRewriter.rewrite_ast = rewrite_ast
+
+
+def _rewrites_the_file(rewriter, body) -> bool:
+    """The rewriter's body is what the function's text on disk rewrites to. The rewriter reads
+    the text through linecache (which Python code can fill) and starts at the last line of
+    it that begins with "def " (a docstring can hold one): either way a body other than the
+    function's own ran, while the function's own code was the one read (red team,
+    2026-12-05)."""
+    fn = rewriter.fn
+    code = getattr(fn, "__code__", None)
+    if body is fn or code is None or not provenance.compiled_from_file(code):
+        return False
+    source = provenance.function_source(code)
+    if source is None:
+        return False
+    try:
+        tree = rewriter._transform_ast(textwrap.dedent(source))
+        module = compile(tree, filename=rewriter.filename, mode="exec")
+    except (SyntaxError, ValueError, TypeError):
+        return False
+    made = [c for c in module.co_consts if isinstance(c, CodeType) and c.co_name == fn.__name__]
+    return len(made) == 1 and provenance.same_code(made[0], body.__code__)
+
+
+def _nested(code: CodeType) -> list[CodeType]:
+    found, todo = [], [code]
+    while todo:
+        c = todo.pop()
+        found.append(c)
+        todo.extend(k for k in c.co_consts if isinstance(k, CodeType))
+    return found
+
+
+_BODY_CODES: dict[int, CodeType] = {}  # the rewritten bodies' code, by id (kept alive here)
+_CLEARED: dict[tuple, tuple] = {}  # code (and globals) the launch guard found to be a library's
+
+
+@contextlib.contextmanager
+def launch_guard(found: list):
+    """(CPU) While an interpreted launch runs, any Python function that starts is either
+    Triton's rewrite of a jit body or a library's (an installed package, the standard
+    library, the judge): the candidate's own code starting there, however it got there (a
+    callback NumPy calls, a stream's write that print calls, a finalizer, an import hook,
+    a torch function mode, a descriptor, a module's __getattr__, code a Triton helper
+    evals), runs host code inside the launch, where the watch lets torch through (red team,
+    2026-12-05: fifteen ways in, each past a list of known ones). What it names goes into
+    `found`. The grid callable is the candidate's and runs outside the guard (suspended)."""
+
+    def profile(frame, event, arg):
+        if event != "call":
+            return
+        code = frame.f_code
+        if id(code) in _BODY_CODES:
+            return
+        key = (id(code), id(frame.f_globals))  # (a library's code over other globals is judged again)
+        if key in _CLEARED:
+            return
+        if provenance.library_code(code, frame.f_globals):
+            _CLEARED[key] = (code, frame.f_globals)
+        else:
+            where = f"{code.co_name} ({code.co_filename}:{code.co_firstlineno})"
+            if where not in found and len(found) < 5:
+                found.append(where)
+
+    before = sys.getprofile()
+    with own_hook_call():
+        sys.setprofile(profile)
+    try:
+        yield
+    finally:
+        with own_hook_call():
+            sys.setprofile(before)
+
+
+@contextlib.contextmanager
+def suspended_guard():
+    """The candidate's grid callable, inside a launch but the candidate's business."""
+    before = sys.getprofile()
+    with own_hook_call():
+        sys.setprofile(None)
+    try:
+        yield
+    finally:
+        with own_hook_call():
+            sys.setprofile(before)
+
+
+OWN_HOOK = []  # set while the runner adds its own audit hook or the launch guard its profiler
+
+
+@contextlib.contextmanager
+def own_hook_call():
+    """The judge's own hook calls, which its audit hooks let through (monitor.py)."""
+    OWN_HOOK.append(True)
+    try:
+        yield
+    finally:
+        OWN_HOOK.pop()
 
 
 def host_reach(launched, args: tuple, kwargs: dict) -> str | None:
@@ -63,11 +165,12 @@ def host_reach(launched, args: tuple, kwargs: dict) -> str | None:
         name = names[key] if isinstance(key, int) and key < len(names) else key
         # A tensor is a pointer to the kernel, but a constexpr reaches the body as it is: a
         # tensor there is host data the body can compute on (X.softmax(1), red team 2026-12-05).
-        if key != "grid" and not _data_free(value, argument=name not in constexprs):  # the grid: watched
-            return (
+        if key != "grid" and (_mutable(value) or not _data_free(value, argument=name not in constexprs)):
+            return (  # (the grid: watched)
                 f"{_kind(value)} handed to a kernel as argument {name!r} (its body may run it as host code)"
             )
     todo, seen = [launched], set()
+    todo += [v for v in (*args, *kwargs.values()) if _is_jit(v)]  # a jit function handed over: its body too
     while todo:
         jit = todo.pop()
         fn = getattr(jit, "fn", jit)
@@ -96,6 +199,23 @@ def host_reach(launched, args: tuple, kwargs: dict) -> str | None:
             if _is_jit(value):
                 todo.append(value)
     return None
+
+
+def _mutable(value) -> bool:
+    """A list, set or dict among a launch's arguments: Triton passes it to the body as it is
+    (only tuples are converted), where its methods are host code (a list of tensors whose
+    .numpy() the body called; a list whose clear() ran a finalizer: red team, 2026-12-05).
+    A GPU compile takes none of them."""
+    if type(value) in (tuple, torch_size()):
+        return any(_mutable(v) for v in value)
+    return isinstance(value, (list, set, dict, bytearray))
+
+
+@functools.lru_cache(maxsize=1)
+def torch_size():
+    import torch
+
+    return torch.Size
 
 
 def _parameters(launched) -> tuple[list[str], set[str]]:
@@ -211,8 +331,12 @@ def _data_free(value, argument: bool = False) -> bool:
 
     if type(value) in PLAIN or _is_jit(value):  # exactly: a subclass's __ge__ runs in the launch
         return True
-    if argument and type(value) in (torch.Tensor, torch.device, torch.dtype):
-        return True  # (a device and a dtype: a TensorWrapper's fields)
+    if argument and type(value) is torch.Tensor:
+        return (
+            not value.__dict__
+        )  # (a method set on the one tensor shadows the class's: red team, 2026-12-05)
+    if argument and type(value) in (torch.device, torch.dtype):
+        return True  # (a TensorWrapper's fields)
     if type(value) in (tuple, list, set, frozenset, torch.Size):
         return all(_data_free(v, argument) for v in value)
     if isinstance(value, dict):  # never a kernel's argument (Triton cannot pass one)

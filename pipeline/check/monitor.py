@@ -49,6 +49,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from pipeline.check import provenance
+from pipeline.check.interpreted import OWN_HOOK, own_hook_call
 
 ALLOCATING = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"}
 HARMLESS = {
@@ -191,6 +192,8 @@ class CallRecord:
     torch_ops: list = field(default_factory=list)  # compute ops run outside launches
     host_views: list = field(default_factory=list)  # .numpy(), __array__, __dlpack__ outside launches
     threads: list = field(default_factory=list)  # Python threads started or running during the call
+    launch_code: list = field(default_factory=list)  # (CPU) the candidate's functions run inside a launch
+    guard: bool = True  # (CPU) interpreted launches run under the launch guard (the judge's choice)
     allocations: list = field(default_factory=list)
     watch_writes: bool = False  # on a CPU: compare allocations with what the watch saw
     unseen_writes: int = 0  # times an allocation held bytes no launch or watched op wrote
@@ -402,6 +405,7 @@ class CallMonitor:
         self.record: CallRecord | None = None
         self.depth = 0
         self.own = False  # the monitor's own torch work inside a launch (own_work)
+        self.guarded = False  # an interpreted launch's guard is up (interpreted.launch_guard)
         self.poison = float("nan")
         self._input_zones: dict[int, tuple] = {}
         self._input_storages: set[int] = set()  # the call's inputs as received (not torch's)
@@ -418,13 +422,13 @@ class CallMonitor:
         self.hooks_before = _hook_state()  # before the candidate's import
 
     @contextlib.contextmanager
-    def call(self, poison: float = float("nan"), light: bool = False):
+    def call(self, poison: float = float("nan"), light: bool = False, guard: bool = True):
         """Watch one call. `light`: the calls the judge calls unwatched, which must look
         unwatched to the candidate's allocations (no poison, no red zones), yet where what a
         full watch sees is still seen: with no watch at all a kernel that ran torch whenever
         it found no dispatch mode active passed (red team, 2026-12-05)."""
         global _active
-        self.record = CallRecord(watch_writes=self.device == "cpu", light=light)
+        self.record = CallRecord(watch_writes=self.device == "cpu", light=light, guard=guard)
         self.poison = poison
         _active = self
         # a thread the candidate left running (started at import, or by an earlier call) may
@@ -437,6 +441,15 @@ class CallMonitor:
                 yield self.record
         finally:
             self.record, _active = None, None
+
+    @contextlib.contextmanager
+    def guarding(self, guard):
+        before = self.guarded
+        self.guarded = before or not isinstance(guard, contextlib.nullcontext)
+        try:
+            yield
+        finally:
+            self.guarded = before
 
     @contextlib.contextmanager
     def own_work(self):
@@ -684,9 +697,26 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
                     rec.host_views.append(
                         "host memory torch did not allocate (NumPy, a buffer), handed to a launch"
                     )
+        guard = contextlib.nullcontext()
+        if (
+            kind == "triton-interpreter"
+            and rec is not None
+            and rec.watch_writes
+            and rec.guard
+            and not monitor.guarded
+        ):
+            from pipeline.check.interpreted import launch_guard
+
+            guard = launch_guard(rec.launch_code)
         try:
-            return original(self_, *args, **kwargs)
+            with guard, monitor.guarding(guard):
+                return original(self_, *args, **kwargs)
         finally:
+            if rec is not None and rec.launch_code and monitor.depth == 1:
+                rec.host_views += [
+                    f"the candidate's own Python, run inside a kernel launch ({', '.join(rec.launch_code)})"
+                ]
+                rec.launch_code.clear()
             if count and rec is not None and monitor.depth == 1:
                 with monitor.own_work():
                     rec.snapshot_allocations()  # still inside the launch: not the candidate's op
@@ -762,9 +792,12 @@ def _outside_launch(monitor: CallMonitor, fn):
     torch ops in it are watched like any other."""
 
     def grid(*args, **kwargs):
+        from pipeline.check.interpreted import suspended_guard
+
         depth, monitor.depth = monitor.depth, 0
         try:
-            return _plain_grid(fn(*args, **kwargs))
+            with suspended_guard() if monitor.guarded else contextlib.nullcontext():
+                return _plain_grid(fn(*args, **kwargs))
         finally:
             monitor.depth = depth
             if monitor.record is not None and monitor.record.watch_writes:
@@ -811,7 +844,13 @@ def _patch_host_views():
 
         def view(self_, *args, _original=original, _name=name, **kwargs):
             monitor = _active
-            if monitor is not None and monitor.record is not None and monitor.depth == 0:
+            # inside a launch the interpreter's own views are let through, no one else's (a
+            # jit body handed a list of tensors called .numpy() on one: red team, 2026-12-05)
+            if (
+                monitor is not None
+                and monitor.record is not None
+                and (monitor.depth == 0 or not provenance.library_code(sys._getframe(1).f_code))
+            ):
                 monitor.record.host_views.append(_name)
             return _original(self_, *args, **kwargs)
 
@@ -837,9 +876,6 @@ RAW_MEMORY_EVENTS = frozenset(
 HOOK_EVENTS = frozenset(("sys.settrace", "sys.setprofile", "sys.monitoring.register_callback"))
 
 
-_OWN_HOOK = []  # set while the runner adds its own audit hook (forbid_raw_memory)
-
-
 def _forbid_audit_hooks() -> None:
     """(CPU) No audit hook but ours once the watch is up: a hook runs at events a launch
     raises itself (object.__getattr__), host code inside the launch (red team, 2026-12-05)."""
@@ -847,7 +883,7 @@ def _forbid_audit_hooks() -> None:
         return
 
     def refuse(event: str, args: tuple) -> None:
-        if event == "sys.addaudithook" and not _OWN_HOOK:
+        if event == "sys.addaudithook" and not OWN_HOOK:
             raise PermissionError("sys.addaudithook: a candidate may not hook the interpreter on a CPU "
                                   "(an audit hook runs host code inside a kernel launch)")  # fmt: skip
 
@@ -871,15 +907,12 @@ def forbid_raw_memory() -> None:
                 "device's memory is the host's: host code computing through raw pointers is "
                 "invisible to the watch)"
             )
-        if event in HOOK_EVENTS:
+        if event in HOOK_EVENTS and not OWN_HOOK:  # (the launch guard's own sys.setprofile)
             raise PermissionError(f"{event}: a candidate may not hook the interpreter on a CPU (a hook runs "
                                   "host code inside a kernel launch, where the watch lets torch through)")  # fmt: skip
 
-    _OWN_HOOK.append(True)
-    try:
+    with own_hook_call():
         sys.addaudithook(refuse)
-    finally:
-        _OWN_HOOK.clear()
 
 
 # Threads are told apart by where they were started, never by what they say of themselves (a

@@ -10,9 +10,13 @@ module's (genuine code over the candidate's globals would look its names up ther
 
 from __future__ import annotations
 
+import ast
 import functools
+import importlib.util
+import marshal
 import os
 import sys
+import sysconfig
 from types import CodeType, FunctionType
 
 
@@ -48,20 +52,142 @@ def compiled_from_file(code: CodeType) -> bool:
     return _key(code) in _keys_of(os.path.realpath(code.co_filename))
 
 
-@functools.lru_cache(maxsize=512)
-def _keys_of(path: str) -> frozenset:
+def same_code(a: CodeType, b: CodeType) -> bool:
+    return _key(a) == _key(b)
+
+
+def library_code(code: CodeType, scope: dict | None = None) -> bool:
+    """Code of an installed package, the standard library or the judge itself, as its file on
+    disk compiles it (never the candidate's: its file lies elsewhere); a frozen module's as
+    Python froze it; and code a library generated at run time (a dataclass's __init__, a
+    named tuple's __new__: file name "<string>") when it runs over that library module's
+    globals, `scope` (the frame's)."""
+    name = code.co_filename
+    if name.startswith("<frozen ") and name.endswith(">"):
+        return _key(code) in _frozen_keys(name[len("<frozen ") : -1])
+    if name == "<string>":
+        return scope is not None and _library_scope(scope)
+    if id(code) in _LIBRARY_CODE:
+        return True
+    found = os.path.realpath(name).startswith(_library_folders()) and compiled_from_file(code)
+    if found:
+        _LIBRARY_CODE[id(code)] = code  # (kept alive here, so the id stays its own)
+    return found
+
+
+_LIBRARY_CODE: dict = {}
+
+
+def _library_scope(scope: dict) -> bool:
+    module_name = scope.get("__name__", "")
+    if module_name.startswith("namedtuple_") and scope.get("__builtins__") == {}:
+        return True  # collections.namedtuple's own namespace for its __new__
+    module = sys.modules.get(module_name)
+    file = getattr(module, "__file__", None)
+    return (
+        module is not None
+        and vars(module) is scope
+        and file is not None
+        and os.path.realpath(file).startswith(_library_folders())
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _frozen_keys(module_name: str) -> frozenset:
+    import _imp
+
+    aliases = {"importlib._bootstrap": "_frozen_importlib",
+               "importlib._bootstrap_external": "_frozen_importlib_external"}  # fmt: skip
     try:
-        with open(path, "rb") as f:
-            source = f.read()
-        top = compile(source, path, "exec", dont_inherit=True, optimize=sys.flags.optimize)
-    except (OSError, SyntaxError, ValueError):
+        top = _imp.get_frozen_object(aliases.get(module_name, module_name))
+    except (ImportError, AttributeError):
         return frozenset()
-    keys, todo = set(), [top]
+    return frozenset(_key(c) for c in _all_code(top))
+
+
+def _all_code(top: CodeType) -> list:
+    found, todo = [], [top]
     while todo:
         code = todo.pop()
-        keys.add(_key(code))
+        found.append(code)
         todo.extend(c for c in code.co_consts if isinstance(c, CodeType))
-    return frozenset(keys)
+    return found
+
+
+@functools.lru_cache(maxsize=1)
+def _library_folders() -> tuple:
+    paths = sysconfig.get_paths()
+    folders = {paths["stdlib"], paths["platstdlib"], paths["purelib"], paths["platlib"]}
+    folders |= {p for p in sys.path if p.endswith("-packages")}
+    folders.add(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # pipeline/
+    return tuple(os.path.join(os.path.realpath(f), "") for f in folders if f)
+
+
+def function_source(code: CodeType) -> str | None:
+    """The text of the function whose code this is, from its `def` line to its end, as the
+    file on disk holds it (never linecache's copy, which Python code can replace)."""
+    path = os.path.realpath(code.co_filename)
+    lines = _lines_of(path)
+    for node in ast.walk(_tree_of(path) or ast.Module(body=[], type_ignores=[])):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name:
+            first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+            if first == code.co_firstlineno:
+                return "".join(lines[node.lineno - 1 : node.end_lineno])
+    return None
+
+
+@functools.lru_cache(maxsize=64)
+def _lines_of(path: str) -> tuple:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return tuple(f.readlines())
+    except (OSError, UnicodeDecodeError):
+        return ()
+
+
+@functools.lru_cache(maxsize=64)
+def _tree_of(path: str):
+    try:
+        return ast.parse("".join(_lines_of(path)))
+    except (SyntaxError, ValueError):
+        return None
+
+
+@functools.lru_cache(maxsize=512)
+def _keys_of(path: str) -> frozenset:
+    top = _cached_code(path)
+    if top is None:
+        try:
+            with open(path, "rb") as f:
+                source = f.read()
+            top = compile(source, path, "exec", dont_inherit=True, optimize=sys.flags.optimize)
+        except (OSError, SyntaxError, ValueError):
+            return frozenset()
+    return frozenset(_key(c) for c in _all_code(top))
+
+
+def _cached_code(path: str):
+    """The file's compiled code from its bytecode cache, when that cache is this Python's and
+    stamped with the file's own size and time, as import checks it (reading it is ten times
+    cheaper than compiling the source; where the judge runs candidates the filesystem is
+    read-only, so neither can be rewritten under it)."""
+    try:
+        cache = importlib.util.cache_from_source(path, optimization="" if not sys.flags.optimize else None)
+        with open(cache, "rb") as f:
+            data = f.read()
+        stat = os.stat(path)
+    except (OSError, NotImplementedError, ValueError):
+        return None
+    if len(data) < 16 or data[:4] != importlib.util.MAGIC_NUMBER or int.from_bytes(data[4:8], "little") != 0:
+        return None  # (flags 0: a timestamp-checked cache, not a hash-checked one)
+    mtime, size = int.from_bytes(data[8:12], "little"), int.from_bytes(data[12:16], "little")
+    if mtime != int(stat.st_mtime) & 0xFFFFFFFF or size != stat.st_size & 0xFFFFFFFF:
+        return None
+    try:
+        code = marshal.loads(data[16:])
+    except (EOFError, ValueError, TypeError):
+        return None
+    return code if isinstance(code, CodeType) else None
 
 
 def _key(code: CodeType) -> tuple:

@@ -109,7 +109,9 @@ class Runner:
         profiler = _gpu_witness() if msg.get("witness") and self.device == "cuda" else None
         try:
             # unwatched: a light watch, which looks like none (no poison, no red zones)
-            with self.monitor.call(msg.get("poison", float("nan")), light=not watch) as rec:
+            with self.monitor.call(
+                msg.get("poison", float("nan")), light=not watch, guard=msg.get("guard", True)
+            ) as rec:
                 out = self.kernel(*inputs)
             if type(out) is not torch.Tensor:  # a subclass can change its contents later
                 return {"out": None, "record": {"type": f"{type(out).__module__}.{type(out).__qualname__}"}}
@@ -119,10 +121,13 @@ class Runner:
             if self.device == "cuda":
                 torch.cuda.current_stream().synchronize()
                 torch.cuda.synchronize()  # now whatever else was queued, on any stream, is done
-            kept = snap.cpu()  # the host's copy, which the later comparisons read
         finally:
-            if profiler is not None:  # stopped before the runner's own comparisons run
+            if profiler is not None:  # stopped before the runner's own copies and comparisons run
                 record["gpu_kernels"] = _kernels(profiler)
+        # the host's copy, which the later comparisons read (made inside the witness's window,
+        # it was a device-to-host copy of the call's own: a correct softmax rejected on a GPU,
+        # 2026-12-05)
+        kept = snap.cpu()
         if self.device == "cuda":
             record["deferred"] = not same_bytes(out, kept)
         record["inputs_changed"] = [i for i, (a, b) in enumerate(zip(inputs, before)) if not same_bytes(a, b)]
