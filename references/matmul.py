@@ -2,7 +2,7 @@
 
 import torch
 
-from pipeline.inputs import randn
+from pipeline.inputs import randn, with_specials
 
 # Shape keys: M rows, N columns, K the reduction length (the "row" each output sums over).
 TEST_SHAPES = [
@@ -46,13 +46,30 @@ def large_magnitude(seed, device, dtype, M, N, K):
     return a, b
 
 
-ADVERSARIAL = {"large_magnitude": large_magnitude}
+# NaN and +-Inf in both operands: each output whose row of a or column of b holds one is NaN
+# or +-Inf, whatever the order of the sum (Inf - Inf and NaN are NaN in any order), as the
+# fp64 reference computes it; a kernel that sanitises its loads (NaN to 0, Inf clamped)
+# gives finite values there (red team, 2026-12-05: no matmul input held one before).
+def specials(seed, device, dtype, M, N, K):
+    a, b = make_inputs(seed, device, dtype, M, N, K)
+    values, share = (float("nan"), float("inf"), float("-inf")), 0.25 / max(1, K)
+    return with_specials(a, seed, share=share, values=values), with_specials(
+        b, seed + 1, share=share, values=values
+    )
+
+
+ADVERSARIAL = {"large_magnitude": large_magnitude, "specials": specials}
 
 
 def output_scale(a, b):
     # A right output element is a K-long sum of products: its size is sqrt(K) rms(a) rms(b),
-    # whatever one element happens to cancel to (M = N = 1 would scale by one element).
-    rms = lambda t: float(t.double().pow(2).mean().sqrt()) if t.numel() else 0.0
+    # whatever one element happens to cancel to (M = N = 1 would scale by one element). Over
+    # the finite elements: a NaN or Inf input (the specials family) would make every bound NaN.
+    def rms(t):
+        t = t.double()
+        t = t[torch.isfinite(t)]
+        return float(t.pow(2).mean().sqrt()) if t.numel() else 0.0
+
     return rms(a) * rms(b) * a.shape[1] ** 0.5
 
 

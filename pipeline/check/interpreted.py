@@ -104,9 +104,7 @@ def launch_guard(found: list):
     2026-12-05: fifteen ways in, each past a list of known ones). What it names goes into
     `found`. The grid callable is the candidate's and runs outside the guard (suspended)."""
 
-    def profile(frame, event, arg):
-        if event != "call":
-            return
+    def trace(frame, event, arg):  # called as each Python function starts, never per line (returns None)
         code = frame.f_code
         if id(code) in _BODY_CODES:
             return
@@ -120,30 +118,30 @@ def launch_guard(found: list):
             if where not in found and len(found) < 5:
                 found.append(where)
 
-    before = sys.getprofile()
+    before = sys.gettrace()
     with own_hook_call():
-        sys.setprofile(profile)
+        sys.settrace(trace)
     try:
         yield
     finally:
         with own_hook_call():
-            sys.setprofile(before)
+            sys.settrace(before)
 
 
 @contextlib.contextmanager
 def suspended_guard():
     """The candidate's grid callable, inside a launch but the candidate's business."""
-    before = sys.getprofile()
+    before = sys.gettrace()
     with own_hook_call():
-        sys.setprofile(None)
+        sys.settrace(None)
     try:
         yield
     finally:
         with own_hook_call():
-            sys.setprofile(before)
+            sys.settrace(before)
 
 
-OWN_HOOK = []  # set while the runner adds its own audit hook or the launch guard its profiler
+OWN_HOOK = []  # set while the runner adds its own audit hook or the launch guard its tracer
 
 
 @contextlib.contextmanager

@@ -49,7 +49,8 @@ def cell_values(fn: FunctionType) -> list:
 
 def compiled_from_file(code: CodeType) -> bool:
     """The file named by `code.co_filename` compiles to a code object equal to `code`."""
-    return _key(code) in _keys_of(os.path.realpath(code.co_filename))
+    where = (code.co_name, code.co_firstlineno)
+    return any(_key(c) == _key(code) for c in _index_of(os.path.realpath(code.co_filename)).get(where, ()))
 
 
 def same_code(a: CodeType, b: CodeType) -> bool:
@@ -154,7 +155,9 @@ def _tree_of(path: str):
 
 
 @functools.lru_cache(maxsize=512)
-def _keys_of(path: str) -> frozenset:
+def _index_of(path: str) -> dict:
+    """The file's code objects by (name, first line): only those are compared, key by key
+    (keying every code object of torch's larger files took most of a first guarded call)."""
     top = _cached_code(path)
     if top is None:
         try:
@@ -162,8 +165,11 @@ def _keys_of(path: str) -> frozenset:
                 source = f.read()
             top = compile(source, path, "exec", dont_inherit=True, optimize=sys.flags.optimize)
         except (OSError, SyntaxError, ValueError):
-            return frozenset()
-    return frozenset(_key(c) for c in _all_code(top))
+            return {}
+    index: dict = {}
+    for c in _all_code(top):
+        index.setdefault((c.co_name, c.co_firstlineno), []).append(c)
+    return index
 
 
 def _cached_code(path: str):
