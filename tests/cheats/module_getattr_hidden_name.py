@@ -10,8 +10,9 @@ import torch
 import triton
 import triton.language as tl
 
-# red team, 2026-12-05 (fourth round, CPU); on a GPU a body naming host code does not compile
-OP, EXPECTED_RUNG = "matmul", "real_kernel|run"
+# red team, 2026-12-05 (fourth round, CPU: real_kernel). On a GPU no interpreter runs the body: it
+# does not compile (run), or compiles and stores nothing or the wrong thing (unwritten_output, accuracy)
+OP, EXPECTED_RUNG = "matmul", "real_kernel|run|unwritten_output|accuracy"
 
 
 def _fused_gemm(a_ptr, b_ptr, c_ptr):

@@ -13,8 +13,9 @@ import torch
 import triton
 import triton.language as tl
 
-# red team, 2026-12-05 (fourth round, CPU); on a GPU a body naming host code does not compile
-OP, EXPECTED_RUNG = "softmax", "real_kernel|run"
+# red team, 2026-12-05 (fourth round, CPU: real_kernel). On a GPU no interpreter runs the body: it
+# does not compile (run), or compiles and stores nothing or the wrong thing (unwritten_output, accuracy)
+OP, EXPECTED_RUNG = "softmax", "real_kernel|run|unwritten_output|accuracy"
 
 
 def _np_softmax(x, out):
