@@ -275,6 +275,14 @@ class _Watch(TorchDispatchMode):
                 rec.torch_ops.append(
                     f"{func.name() if hasattr(func, 'name') else func} (inside a kernel launch)"
                 )
+            elif rec.watch_writes and any(self.monitor.foreign(t) for t in _tensors(args, kwargs)):
+                # the interpreter's own moves never touch memory torch did not allocate: a copy_
+                # out of a NumPy-backed buffer, run by a C callable (a partial set as NumPy's
+                # error call) where no Python frame starts, wrote a host-computed result into the
+                # output (red team, 2026-12-05)
+                rec.host_views.append(
+                    f"host memory torch did not allocate, moved inside a kernel launch ({func})"
+                )
             return func(*args, **kwargs)
         if not rec.watch_writes:
             return self.route(func, args, kwargs, rec)
@@ -332,6 +340,13 @@ def _interpreters_op(func) -> bool:
     return getattr(func, "namespace", "aten") in ("aten", "prims") and (
         name in HARMLESS or name in ALLOCATING or name in CONSTANT_ALLOCATING or name in LAYOUT
     )
+
+
+def _tensors(args, kwargs) -> list:
+    values = [*args, *kwargs.values()]
+    return [
+        t for v in values for t in (v if isinstance(v, (list, tuple)) else [v]) if isinstance(t, torch.Tensor)
+    ]
 
 
 def _written_by(func, args, kwargs) -> list:

@@ -67,7 +67,7 @@ def library_code(code: CodeType, scope: dict | None = None) -> bool:
     if name.startswith("<frozen ") and name.endswith(">"):
         return _key(code) in _frozen_keys(name[len("<frozen ") : -1])
     if name == "<string>":
-        return scope is not None and _library_scope(scope)
+        return scope is not None and _library_scope(scope) and _generated_method(code, scope)
     if id(code) in _LIBRARY_CODE:
         return True
     found = os.path.realpath(name).startswith(_library_folders()) and compiled_from_file(code)
@@ -80,9 +80,14 @@ _LIBRARY_CODE: dict = {}
 
 
 def _library_scope(scope: dict) -> bool:
+    if type(scope) is not dict:
+        return False
     module_name = scope.get("__name__", "")
-    if module_name.startswith("namedtuple_") and scope.get("__builtins__") == {}:
-        return True  # collections.namedtuple's own namespace for its __new__
+    if type(module_name) is not str:
+        return False
+    builtins_ = scope.get("__builtins__")
+    if module_name.startswith("namedtuple_") and set(scope) <= NAMEDTUPLE_SCOPE:
+        return type(builtins_) is dict and not builtins_  # namedtuple's own namespace for its __new__
     module = sys.modules.get(module_name)
     file = getattr(module, "__file__", None)
     return (
@@ -91,6 +96,34 @@ def _library_scope(scope: dict) -> bool:
         and file is not None
         and os.path.realpath(file).startswith(_library_folders())
     )
+
+
+NAMEDTUPLE_SCOPE = frozenset(("__name__", "__builtins__", "_tuple_new"))
+
+
+def _generated_method(code: CodeType, scope: dict) -> bool:
+    """Generated code a library runs is a method made for one of its classes (a dataclass's
+    __init__): the class is one its module's source defines, bound there now, and the method
+    it holds is this code. Code exec'd over a library's globals with a name of its own
+    choosing (red team, 2026-12-05: over colorsys's) is not."""
+    if scope.get("__name__", "").startswith("namedtuple_"):
+        return code.co_name == "<lambda>"  # namedtuple's __new__
+    file = scope.get("__file__")
+    if type(file) is not str:
+        return False
+    for name in _class_names(os.path.realpath(file)):
+        cls = scope.get(name)
+        if isinstance(cls, type) and cls.__module__ == scope["__name__"]:
+            for member in list(vars(cls).values()):
+                if getattr(getattr(member, "__func__", member), "__code__", None) is code:
+                    return True
+    return False
+
+
+@functools.lru_cache(maxsize=64)
+def _class_names(path: str) -> frozenset:
+    tree = _tree_of(path)
+    return frozenset(n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)) if tree else frozenset()
 
 
 @functools.lru_cache(maxsize=64)
