@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import time
+from importlib import util as importlib_util
 
 import pytest
 import torch
@@ -757,3 +758,26 @@ def test_the_runners_comparisons_are_bit_for_bit_on_the_host():
     assert canaries_damaged(zone) == 0
     zone[3:5] = 0
     assert canaries_damaged(zone) == 2
+
+
+@pytest.mark.skipif(importlib_util.find_spec("tilelang") is None, reason="TileLang is not installed")
+def test_a_dsl_is_watched_from_its_import_and_only_its_own_import_is_blessed():
+    """On a CPU the DSLs' launchers are patched when the candidate imports them (TileLang's
+    import is most of a check's start): TVM's import replaces inspect.getfile, which is not
+    the candidate's doing; a replacement the candidate made before that import still is."""
+    script = """
+import inspect, sys, torch, triton
+from pipeline.check import monitor as mon
+watch = mon.CallMonitor("cpu")
+if sys.argv[1] == "candidate":
+    inspect.getfile = lambda obj: "x"
+import tilelang
+k = sys.modules["tilelang.jit.kernel"]
+print(bool(getattr(k.JITKernel.__call__, "_kpipe_wrapped", False)), mon._host_hooks(watch.hooks_before))
+"""
+    def run(who):
+        out = subprocess.run([sys.executable, "-c", script, who], cwd=REPO, capture_output=True, text=True)
+        return out.stdout.strip().splitlines()[-1] if out.stdout.strip() else out.stderr[-2000:]
+
+    assert run("library") == "True []"
+    assert run("candidate") == "True ['inspect.getfile replaced to run inside a kernel launch']"

@@ -252,18 +252,20 @@ def check_candidate(op: str, path: str, device: str, root: str, secret: int,
     from pipeline.core.problem import ProblemError, load_op
 
     trusted_parent()
-    try:  # a broken reference is the caller's usage error, not a verdict on the candidate
-        op_ = load_op(op, root)
-    except ProblemError as exc:
-        return {"status": "usage", "reason": str(exc)}
     settings = {**DEFAULTS, **(settings or {})}
     start = time.perf_counter()
     rungs = Rungs(Path(progress) if progress else None)
     before = workspace_hashes(Path(root))
     with tempfile.TemporaryDirectory(prefix="kpipe-runner-") as scratch:
-        # The runner starts (importing torch) while the judge hashes the workspace; it sees
-        # no candidate code until the judge has the reference in its memory (loaded above).
+        # The runner starts (importing torch, ~1.3 s on a CPU) while the judge loads the
+        # reference (importing torch too); it sees no candidate code until the load request,
+        # sent once the reference is in the judge's memory.
         child = runner(device, Path(scratch), timeout_s, path)
+        try:  # a broken reference is the caller's usage error, not a verdict on the candidate
+            op_ = load_op(op, root)
+        except ProblemError as exc:
+            child.close()
+            return {"status": "usage", "reason": str(exc)}
         backend = None
         try:
             if device == "cpu":

@@ -426,7 +426,7 @@ class CallMonitor:
         self._input_storages: set[int] = set()  # the call's inputs as received (not torch's)
         self._inputs_held: tuple = ()
         self._kept: dict[int, Kept] = {}  # (CPU) by storage address: buffers made before the call
-        _patch_launchers()
+        _patch_launchers(device)
         _patch_host_views()
         _patch_threads()
         if device == "cpu":
@@ -435,6 +435,7 @@ class CallMonitor:
             watch_rewrites()
             _forbid_audit_hooks()
         self.hooks_before = _hook_state()  # before the candidate's import
+        _HOOKS_AT_WATCH.update(self.hooks_before)
 
     @contextlib.contextmanager
     def call(self, poison: float = float("nan"), light: bool = False, guard: bool = True):
@@ -445,6 +446,7 @@ class CallMonitor:
         global _active
         self.record = CallRecord(watch_writes=self.device == "cpu", light=light, guard=guard)
         self.poison = poison
+        _patch_loaded_dsls()  # a DSL imported past _DslImports (taken off sys.meta_path)
         _active = self
         # a thread the candidate left running (started at import, or by an earlier call) may
         # work beside this call: recorded whether or not it is still there at the end
@@ -636,7 +638,20 @@ class CallMonitor:
 # Patched once per process; each wrapper reports to whichever monitor is active.
 
 
-def _patch_launchers():
+# The DSLs' launchers, by the module that defines each. On a CPU their import costs more than
+# the rest of a check's start (TileLang ~1.3 s, CuTe DSL ~0.6 s, 2026-12-05): there they are
+# patched when the candidate imports them (_DslImports), not before. A launcher left unpatched
+# there only hides launches, which counts against the candidate (no kernel; torch inside it
+# watched as torch outside one), and CuTe kernels do not run on a CPU at all.
+DSL_LAUNCHERS = {
+    "cutlass.base_dsl.jit_executor": ("JitExecutor", "run_compiled_program", "cute"),
+    "tilelang.jit.kernel": ("JITKernel", "__call__", "tilelang"),  # not yet seen on a GPU (2026-12-01)
+}
+_DSL_HOOKS: dict = {}  # hooks a DSL's own import set (TVM replaces inspect.getfile): not the candidate's
+_HOOKS_AT_WATCH: dict = {}  # _hook_state() when the watch went in, before the candidate's import
+
+
+def _patch_launchers(device: str) -> None:
     try:
         from triton.runtime.jit import JITFunction
 
@@ -655,18 +670,78 @@ def _patch_launchers():
         _wrap(Autotuner, "run", "triton")  # one launch; its own benchmarking inside is exempt
     except ImportError:
         pass
-    try:
-        from cutlass.base_dsl.jit_executor import JitExecutor
+    if device == "cpu":
+        if not any(isinstance(f, _DslImports) for f in sys.meta_path):
+            sys.meta_path.insert(0, _DslImports())
+        return
+    for name in DSL_LAUNCHERS:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+    _patch_loaded_dsls()
 
-        _wrap(JitExecutor, "run_compiled_program", "cute")
-    except ImportError:
-        pass
-    try:
-        from tilelang.jit.kernel import JITKernel
 
-        _wrap(JITKernel, "__call__", "tilelang")  # not yet seen on a GPU (2026-12-01)
-    except ImportError:
-        pass
+def _patch_loaded_dsls() -> None:
+    """Patch the launchers of the DSL modules loaded by now (again at each call's start:
+    whether or not _DslImports saw their import)."""
+    for name, (cls_name, method, kind) in DSL_LAUNCHERS.items():
+        cls = getattr(sys.modules.get(name), cls_name, None)
+        if isinstance(cls, type) and callable(getattr(cls, method, None)):
+            _wrap(cls, method, kind)
+
+
+class _DslImports:
+    """(CPU) A finder first on sys.meta_path that runs a DSL package's import (found by the
+    finders after it), then patches its launchers. Hooks that import set are the DSL's."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in {n.split(".")[0] for n in DSL_LAUNCHERS}:
+            return None
+        for finder in sys.meta_path[sys.meta_path.index(self) + 1 :]:
+            spec = getattr(finder, "find_spec", lambda *a: None)(name, path, target)
+            if spec is not None and spec.loader is not None and hasattr(spec.loader, "exec_module"):
+                spec.loader = _PatchingLoader(spec.loader)
+                return spec
+            if spec is not None:
+                return spec
+        return None
+
+
+class _PatchingLoader:
+    def __init__(self, loader):
+        self.loader = loader
+
+    def create_module(self, spec):
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module):
+        before = _hook_state()
+        self.loader.exec_module(module)
+        prefix = module.__name__ + "."
+        for name in DSL_LAUNCHERS:
+            if name.startswith(prefix):
+                with contextlib.suppress(ImportError):
+                    importlib.import_module(name)
+        _patch_loaded_dsls()
+        after, namespaces = _hook_state(), dict(_run_in_launches())
+        for key, value in after.items():
+            # only what the import itself changed, from what it was when the watch went in,
+            # to a library's own function (code the candidate set to run inside its import
+            # could change things there too)
+            if before.get(key) != value and before.get(key) == _HOOKS_AT_WATCH.get(key) and _library_entry(
+                key, namespaces
+            ):
+                _DSL_HOOKS[key] = value
+
+
+def _library_entry(key: str, namespaces: dict) -> bool:
+    """The namespace entry a _hook_state key names holds a library's own function."""
+    label, _, name = key.removesuffix(", replaced").rpartition(".")
+    fn = vars(namespaces[label]).get(name) if label in namespaces else None
+    fn = getattr(fn, "__func__", fn)  # a classmethod or staticmethod
+    code = getattr(fn, "__code__", None)
+    return isinstance(code, type(_library_entry.__code__)) and provenance.library_code(code, fn.__globals__)
 
 
 def _wrap(cls, method: str, kind: str, count: bool = True):
@@ -788,6 +863,7 @@ def _host_hooks(before: dict) -> list[str]:
     """(CPU) Such hooks set since the watch was installed (before the candidate's import),
     where the watch lets torch through (the interpreter uses it)."""
     now = _hook_state()
+    before = {**before, **_DSL_HOOKS}
     return [
         f"{what.removesuffix(', replaced')} {'replaced' if what.endswith('replaced') else 'set'} to run inside a kernel launch"
         for what, value in before.items()
