@@ -775,6 +775,7 @@ import tilelang
 k = sys.modules["tilelang.jit.kernel"]
 print(bool(getattr(k.JITKernel.__call__, "_kpipe_wrapped", False)), mon._host_hooks(watch.hooks_before))
 """
+
     def run(who):
         out = subprocess.run([sys.executable, "-c", script, who], cwd=REPO, capture_output=True, text=True)
         return out.stdout.strip().splitlines()[-1] if out.stdout.strip() else out.stderr[-2000:]

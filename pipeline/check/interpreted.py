@@ -33,7 +33,9 @@ from pipeline.check import provenance
 TRITON_BUILTINS = frozenset(("len", "list", "range", "float", "int", "isinstance", "getattr", "hasattr", "print",
                              "min", "max"))  # fmt: skip
 PLAIN = (int, float, bool, str, complex, type(None))
-_REWRITTEN: set[int] = set()  # ids of the bodies Triton's own rewriter made (watch_rewrites)
+# What Triton's own rewriter made (watch_rewrites): each body and every code object in it,
+# by id (kept alive here, so an id stays its own)
+_REWRITTEN: dict[int, object] = {}
 
 
 def watch_rewrites() -> None:
@@ -50,8 +52,8 @@ def watch_rewrites() -> None:
     def rewrite_ast(self):
         body = original(self)
         if _rewrites_the_file(self, body):
-            _REWRITTEN.add(id(body))
-            _BODY_CODES.update((id(c), c) for c in _nested(body.__code__))
+            _REWRITTEN[id(body)] = body
+            _REWRITTEN.update((id(c), c) for c in provenance.all_code(body.__code__))
         return body
 
     rewrite_ast._kpipe_wrapped = True
@@ -80,16 +82,6 @@ def _rewrites_the_file(rewriter, body) -> bool:
     return len(made) == 1 and provenance.same_code(made[0], body.__code__)
 
 
-def _nested(code: CodeType) -> list[CodeType]:
-    found, todo = [], [code]
-    while todo:
-        c = todo.pop()
-        found.append(c)
-        todo.extend(k for k in c.co_consts if isinstance(k, CodeType))
-    return found
-
-
-_BODY_CODES: dict[int, CodeType] = {}  # the rewritten bodies' code, by id (kept alive here)
 _CLEARED: dict[tuple, tuple] = {}  # code (and globals) the launch guard found to be a library's
 
 
@@ -106,7 +98,7 @@ def launch_guard(found: list):
 
     def trace(frame, event, arg):  # called as each Python function starts, never per line (returns None)
         code = frame.f_code
-        if id(code) in _BODY_CODES:
+        if id(code) in _REWRITTEN:
             return
         key = (id(code), id(frame.f_globals))  # (a library's code over other globals is judged again)
         if key in _CLEARED:
@@ -204,16 +196,11 @@ def _mutable(value) -> bool:
     (only tuples are converted), where its methods are host code (a list of tensors whose
     .numpy() the body called; a list whose clear() ran a finalizer: red team, 2026-12-05).
     A GPU compile takes none of them."""
-    if type(value) in (tuple, torch_size()):
-        return any(_mutable(v) for v in value)
-    return isinstance(value, (list, set, dict, bytearray))
-
-
-@functools.lru_cache(maxsize=1)
-def torch_size():
     import torch
 
-    return torch.Size
+    if type(value) in (tuple, torch.Size):
+        return any(_mutable(v) for v in value)
+    return isinstance(value, (list, set, dict, bytearray))
 
 
 def _parameters(launched) -> tuple[list[str], set[str]]:

@@ -729,8 +729,10 @@ class _PatchingLoader:
             # only what the import itself changed, from what it was when the watch went in,
             # to a library's own function (code the candidate set to run inside its import
             # could change things there too)
-            if before.get(key) != value and before.get(key) == _HOOKS_AT_WATCH.get(key) and _library_entry(
-                key, namespaces
+            if (
+                before.get(key) != value
+                and before.get(key) == _HOOKS_AT_WATCH.get(key)
+                and _library_entry(key, namespaces)
             ):
                 _DSL_HOOKS[key] = value
 

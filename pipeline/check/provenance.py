@@ -136,10 +136,11 @@ def _frozen_keys(module_name: str) -> frozenset:
         top = _imp.get_frozen_object(aliases.get(module_name, module_name))
     except (ImportError, AttributeError):
         return frozenset()
-    return frozenset(_key(c) for c in _all_code(top))
+    return frozenset(_key(c) for c in all_code(top))
 
 
-def _all_code(top: CodeType) -> list:
+def all_code(top: CodeType) -> list:
+    """`top` and every code object nested in it (its functions, classes, comprehensions)."""
     found, todo = [], [top]
     while todo:
         code = todo.pop()
@@ -200,7 +201,7 @@ def _index_of(path: str) -> dict:
         except (OSError, SyntaxError, ValueError):
             return {}
     index: dict = {}
-    for c in _all_code(top):
+    for c in all_code(top):
         index.setdefault((c.co_name, c.co_firstlineno), []).append(c)
     return index
 
