@@ -54,7 +54,8 @@ class Runner:
         from pipeline.check.monitor import CallMonitor
         from pipeline.core.problem import ProblemError, detect_backend, load_module
 
-        self.monitor = CallMonitor(self.device)  # launchers patched before the candidate can see them
+        # launchers patched before the candidate can see them (on a CPU a DSL's as it is imported)
+        self.monitor = CallMonitor(self.device)
         try:
             module = load_module(path, "kpipe_candidate")
             backend = detect_backend(module)
