@@ -203,7 +203,12 @@ judge20() {
   sort -k4 -n logs/judge20-memory.log | tail -1 | sed 's/^/   most host memory used (free -m): /'
   dmesg 2> /dev/null | grep -i -E "out of memory|killed process" | tail -3
 }
-export -f step gpu_only_cheats judge_lane judge20
+# racecheck over one call of each shipped kernel and the CuTe peers: data, no verdict (whether
+# racecheck can be a rung: benchmarks/racecheck_probe.py), last, as the lease allows
+racecheck_probe() {
+  python benchmarks/racecheck_probe.py --out logs/racecheck.json kernels/*/*.py tests/fixtures/peers/quack_*.py
+}
+export -f step gpu_only_cheats judge_lane judge20 racecheck_probe
 # One verdict in full before anything else (~35 s): what a change of the judge shows on a GPU
 # (its rungs, phase_seconds), and a canary. On 2026-12-05 a judge written without a GPU
 # crashed every verdict there; everything after it was spent for nothing. A correct Triton
@@ -245,6 +250,7 @@ if [ -n "${NO_REPRO:-}" ]; then
   TAIL=12 step peers env NO_STAGES=1 SHIPPED= CHEATS= FIXTURES="tests/fixtures/peers/*.py" \
     bash benchmarks/gpu_judge_probe.sh logs/peers
   TAIL=12 step gpu-tests python -m pytest -q -m gpu -rs -p no:cacheprovider --ignore tests/test_cheats_gpu.py
+  TAIL=16 step racecheck racecheck_probe
   tar czf results.tgz logs && touch DONE
   echo "== results: $run/results.tgz ($(du -h results.tgz | cut -f1))"
   exit 0
@@ -293,6 +299,7 @@ if [ -z "${SKIP_TIMING_BENCHMARKS:-}" ]; then
 fi
 TAIL=12 step gpu-tests python -m pytest -q -m gpu -rs -p no:cacheprovider --ignore tests/test_cheats_gpu.py
 TAIL=60 step judge-probe env NO_STAGES=1 bash benchmarks/gpu_judge_probe.sh logs/judge softmax
+TAIL=16 step racecheck racecheck_probe
 if [ -z "${SKIP_TIMING_BENCHMARKS:-}" ]; then
   TAIL=12 step fidelity-vector_add python benchmarks/rounds_fidelity.py --op vector_add --quick --out logs/fidelity-vector_add.json
   TAIL=20 step mcp-session python benchmarks/mcp_session.py --out logs/mcp-session.json
