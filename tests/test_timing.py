@@ -38,3 +38,28 @@ def test_params_set_the_rounds_knobs_and_unknown_keys_are_left_out():
 
     cfg = RoundsConfig.from_params({"round_ms": 5, "target_spread": 0.01, "dtype": "bfloat16"})
     assert cfg.round_ms == 5 and cfg.target_spread == 0.01 and cfg.min_rounds >= 10
+
+
+def test_a_gemm_may_beat_cublas_but_not_the_chip_at_its_clock():
+    """Issue 17: a compute-bound fraction is against cuBLAS (measured), which a kernel may
+    beat; only the datasheet's peak at the SM clock measured during the timing cannot be."""
+    from pipeline.measure.roofline import fraction, peak_at_clock
+
+    ceilings = {"copy_gbs": 4250.0, "bfloat16_tflops": 740.0}
+    flops = 2 * 8192**3
+    peak = peak_at_clock("NVIDIA H200", "bfloat16", 1980)
+    assert round(peak, 1) == 1070.5  # 132 SMs x 4096 flop x 1980 MHz
+    assert round(peak_at_clock("NVIDIA H200", "bfloat16", 1830), 1) == 989.4  # the datasheet's own clock
+    assert (
+        peak_at_clock("Some GPU", "bfloat16", 1980) is None
+        and peak_at_clock("NVIDIA H200", "bfloat16", None) is None
+    )
+    faster_than_cublas = fraction(flops, 3 * 8192**2 * 2, flops / 800e12 * 1e6, ceilings, "bfloat16", peak)
+    assert faster_than_cublas["bound"] == "compute" and faster_than_cublas["fraction"] > 1.05
+    assert (
+        not faster_than_cublas["suspicious"] and 0.74 < faster_than_cublas["fraction_of_peak_at_clock"] < 0.76
+    )
+    past_the_chip = fraction(flops, 3 * 8192**2 * 2, flops / 1100e12 * 1e6, ceilings, "bfloat16", peak)
+    assert past_the_chip["suspicious"]
+    # no datasheet: the measured ceiling's 1.05 rule stands
+    assert fraction(flops, 3 * 8192**2 * 2, flops / 800e12 * 1e6, ceilings, "bfloat16")["suspicious"]

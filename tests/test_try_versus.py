@@ -216,12 +216,19 @@ def test_ceilings_come_from_git_or_the_callers_memory_never_a_file_an_agent_can_
     (tmp_path / "metrics" / "ceilings.json").write_text(
         json.dumps({"gpu": "NVIDIA H200", "measured": {"bw": 4.0}})
     )
-    assert trial.ceilings_here(tmp_path, "NVIDIA H200", print) == {"bw": 4.0} and not measured
+    # each with the GPU's name: whose datasheet gives the peak at the measured clock
+    assert (
+        trial.ceilings_here(tmp_path, "NVIDIA H200", print) == {"bw": 4.0, "gpu": "NVIDIA H200"}
+        and not measured
+    )
     kept = {}
     for _ in range(2):  # another GPU: measured once for the caller that keeps them
-        assert trial.ceilings_here(tmp_path, "NVIDIA B200", lambda *a: None, kept) == {"bw": 1.0}
+        assert trial.ceilings_here(tmp_path, "NVIDIA B200", lambda *a: None, kept) == {
+            "bw": 1.0,
+            "gpu": "NVIDIA B200",
+        }
     assert len(measured) == 1
-    assert trial.ceilings_here(tmp_path, "NVIDIA B200", lambda *a: None) == {"bw": 1.0} and len(measured) == 2
+    assert trial.ceilings_here(tmp_path, "NVIDIA B200", lambda *a: None)["bw"] == 1.0 and len(measured) == 2
     assert not (tmp_path / ".kpipe").exists()
 
 

@@ -50,12 +50,16 @@ BASELINES = ("torch_eager", "torch_compile")  # torch eager (for matmul: cuBLAS)
 
 
 def judge_timing(op, shape: dict, dtype, timing: dict, ceilings: dict, target: float) -> dict:
-    """The roofline figures of one shape's timing, and whether it is at the target."""
-    from pipeline.measure.roofline import fraction
+    """The roofline figures of one shape's timing, and whether it is at the target
+    (`ceilings["gpu"]`: whose datasheet gives the peak at the clock measured while it ran)."""
+    from pipeline.measure.roofline import fraction, peak_at_clock
 
     dtype_name = str(dtype).removeprefix("torch.")
+    peak = peak_at_clock(
+        ceilings.get("gpu", ""), dtype_name, (timing.get("clocks") or {}).get("sm_mhz_median")
+    )
     roof = fraction(
-        op.flops(**shape), op.bytes_moved(dtype, **shape), timing["median_us"], ceilings, dtype_name
+        op.flops(**shape), op.bytes_moved(dtype, **shape), timing["median_us"], ceilings, dtype_name, peak
     )
     record = {
         "status": "ok",
@@ -243,9 +247,10 @@ def bench_all(op_name: str, root: Path, params: dict) -> dict:
     op = load_op(op_name, root)
     dtype = getattr(torch, sec.get("dtype", "bfloat16"))
     cfg = RoundsConfig.from_params(sec)
-    ceilings = (read_json(root / CEILINGS_PATH, {}) or {}).get("measured")
-    if not ceilings:
+    measured = read_json(root / CEILINGS_PATH, {}) or {}
+    if not measured.get("measured"):
         raise ProblemError("metrics/ceilings.json has no measured ceilings: run `dvc repro ceilings`")
+    ceilings = {**measured["measured"], "gpu": measured.get("gpu", "")}  # the GPU: its datasheet's peak
     verdicts = test_verdicts(root, op_name)
     accepted = []
     for path in list_candidate_files(op_name, root):
@@ -390,6 +395,8 @@ def describe(rec: dict) -> str:
     if rec.get("status") != "ok":
         return f"FAILED: {rec.get('reason')}"
     rate = f"{rec['tflops']:.1f} TFLOP/s" if rec["bound"] == "compute" else f"{rec['gbps']:.0f} GB/s"
+    if rec["bound"] == "compute" and rec.get("fraction_of_peak_at_clock"):
+        rate += f" ({rec['fraction_of_peak_at_clock']:.1%} of the datasheet's peak at {rec['clocks']['sm_mhz_median']} MHz)"
     flag = " SUSPICIOUS" if rec["suspicious"] else ""
     return (f"{rec['median_us']:.2f} us (IQR {rec['iqr_us']:.2f}, {rec['samples']} rounds of {rec['calls_per_sample']}"
             f" calls, {rec['checked_outputs']} outputs compared), {rate}, {rec['fraction']:.1%} of {rec['bound']} "
