@@ -44,6 +44,7 @@ import sys
 import threading
 import weakref
 from dataclasses import dataclass, field
+from types import CodeType
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -700,10 +701,9 @@ class _DslImports:
             return None
         for finder in sys.meta_path[sys.meta_path.index(self) + 1 :]:
             spec = getattr(finder, "find_spec", lambda *a: None)(name, path, target)
-            if spec is not None and spec.loader is not None and hasattr(spec.loader, "exec_module"):
-                spec.loader = _PatchingLoader(spec.loader)
-                return spec
             if spec is not None:
+                if hasattr(spec.loader, "exec_module"):
+                    spec.loader = _PatchingLoader(spec.loader)
                 return spec
         return None
 
@@ -743,7 +743,7 @@ def _library_entry(key: str, namespaces: dict) -> bool:
     fn = vars(namespaces[label]).get(name) if label in namespaces else None
     fn = getattr(fn, "__func__", fn)  # a classmethod or staticmethod
     code = getattr(fn, "__code__", None)
-    return isinstance(code, type(_library_entry.__code__)) and provenance.library_code(code, fn.__globals__)
+    return isinstance(code, CodeType) and provenance.library_code(code, fn.__globals__)
 
 
 def _wrap(cls, method: str, kind: str, count: bool = True):
