@@ -171,6 +171,13 @@ export PYTHONPATH=$run${PYTHONPATH:+:$PYTHONPATH}    # the benchmarks import pip
 # again after the commit (a step that finished left logs/<step>.done and is skipped).
 # Most wanted first: the GPU-only cheats, then the correct fixtures; beside them every cheat
 # through tests/test_check.py (four at a time in its fixture); then a correct softmax 20 times.
+# How many judges fit beside N others on the GPU's free memory, ~16 GB a judge at its
+# bench-scale case, WANT at most and 1 at least (an H100 has 80 GB: six side by side ran out
+# of memory there on 2026-12-05, "no verdict"; an H200 has 141 GB).
+judges_fit() { local want=$1 others=$2 free_mib n
+  free_mib=$(nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits | head -1)
+  n=$(( free_mib / 16384 - others )); [ "$n" -gt "$want" ] && n=$want; [ "$n" -lt 1 ] && n=1
+  echo "$n"; }
 gpu_only_cheats() {
   TAIL=30 step cheats-gpu-only python -m pytest -q -n 2 --dist load -p no:cacheprovider -rs -m gpu \
     tests/test_cheats_gpu.py
@@ -182,7 +189,7 @@ judge_lane() {
     TAIL=30 step correct-gpu python -m pytest -q -n 2 --dist load -p no:cacheprovider -rs \
       tests/test_check.py -k "correct"
   } &
-  { KPIPE_TEST_JUDGES=4 TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs \
+  { KPIPE_TEST_JUDGES=$(judges_fit 4 2) TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs \
       tests/test_check.py -k "cheat"
   } &
   wait
@@ -208,7 +215,7 @@ judge20() {
 racecheck_probe() {
   python benchmarks/racecheck_probe.py --out logs/racecheck.json kernels/*/*.py tests/fixtures/peers/quack_*.py
 }
-export -f step gpu_only_cheats judge_lane judge20 racecheck_probe
+export -f step judges_fit gpu_only_cheats judge_lane judge20 racecheck_probe
 # One verdict in full before anything else (~35 s): what a change of the judge shows on a GPU
 # (its rungs, phase_seconds), and a canary. On 2026-12-05 a judge written without a GPU
 # crashed every verdict there; everything after it was spent for nothing. A correct Triton
@@ -243,7 +250,8 @@ if [ -n "${NO_REPRO:-}" ]; then
     TAIL=30 step correct-gpu python -m pytest -q -n 2 --dist load -p no:cacheprovider -rs \
       tests/test_check.py -k "correct"
   } &
-  KPIPE_TEST_JUDGES=4 TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs \
+  echo "   cheats-gpu: $(judges_fit 4 2) judges side by side, beside two of the GPU-only lane"
+  KPIPE_TEST_JUDGES=$(judges_fit 4 2) TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs \
     tests/test_check.py -k "cheat" &
   wait
   judge20
