@@ -171,6 +171,9 @@ export PYTHONPATH=$run${PYTHONPATH:+:$PYTHONPATH}    # the benchmarks import pip
 # again after the commit (a step that finished left logs/<step>.done and is skipped).
 # Most wanted first: the GPU-only cheats, then the correct fixtures; beside them every cheat
 # through tests/test_check.py (four at a time in its fixture); then a correct softmax 20 times.
+# cheats-gpu checks every cheat in one module fixture, so pytest-timeout's 900 s (pyproject)
+# is the whole set's limit: two judges side by side on an H100 ran past it (2026-12-05-f,
+# 93 errors, no verdict recorded), hence --timeout 3600 there.
 # How many judges fit beside N others on the GPU's free memory, ~16 GB a judge at its
 # bench-scale case, WANT at most and 1 at least (an H100 has 80 GB: six side by side ran out
 # of memory there on 2026-12-05, "no verdict"; an H200 has 141 GB).
@@ -189,7 +192,7 @@ judge_lane() {
     TAIL=30 step correct-gpu python -m pytest -q -n 2 --dist load -p no:cacheprovider -rs \
       tests/test_check.py -k "correct"
   } &
-  { KPIPE_TEST_JUDGES=$(judges_fit 4 2) TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs \
+  { KPIPE_TEST_VERDICTS=$PWD/logs/cheat-verdicts KPIPE_TEST_JUDGES=$(judges_fit 4 2) TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs --timeout 3600 \
       tests/test_check.py -k "cheat"
   } &
   wait
@@ -251,7 +254,7 @@ if [ -n "${NO_REPRO:-}" ]; then
       tests/test_check.py -k "correct"
   } &
   echo "   cheats-gpu: $(judges_fit 4 2) judges side by side, beside two of the GPU-only lane"
-  KPIPE_TEST_JUDGES=$(judges_fit 4 2) TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs \
+  KPIPE_TEST_VERDICTS=$PWD/logs/cheat-verdicts KPIPE_TEST_JUDGES=$(judges_fit 4 2) TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs --timeout 3600 \
     tests/test_check.py -k "cheat" &
   wait
   judge20

@@ -39,10 +39,17 @@ def cheat_verdicts():
     another number on a bigger machine); the project's protected files hashed before and
     after (no cheat may change one, whatever its verdict)."""
 
+    kept = os.environ.get("KPIPE_TEST_VERDICTS")  # a folder: each verdict as it comes (a long
+    # GPU run cut off by its time limit still leaves the ones it made; gpu_repro.sh sets it)
+
     def check(path):
         op, _ = cheat_target(path)
         limit = ["--timeout", str(HANG_TIMEOUT_S)] if path.stem == "hang" else []
-        return path.name, kpipe("check", op, str(path), "--json", *limit)
+        proc = kpipe("check", op, str(path), "--json", *limit)
+        if kept:
+            Path(kept).mkdir(parents=True, exist_ok=True)
+            (Path(kept) / f"{path.stem}.json").write_text(proc.stdout or proc.stderr)
+        return path.name, proc
 
     before = workspace_hashes(REPO)
     with ThreadPoolExecutor(max_workers=int(os.environ.get("KPIPE_TEST_JUDGES", "2"))) as pool:
