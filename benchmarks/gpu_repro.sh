@@ -218,7 +218,24 @@ judge20() {
 racecheck_probe() {
   python benchmarks/racecheck_probe.py --out logs/racecheck.json kernels/*/*.py tests/fixtures/peers/quack_*.py
 }
-export -f step judges_fit gpu_only_cheats judge_lane judge20 racecheck_probe
+# two checks with the witness replaying every call: verdicts and phase_seconds in
+# logs/every-call-*.json
+every_call() {
+  local op file
+  for op_file in "softmax kernels/softmax/triton.py" "vector_add tests/cheats/witness_counts_calls.py"; do
+    read -r op file <<< "$op_file"
+    KPIPE_WITNESS_CALLS=all python -m pipeline check "$op" "$file" --device cuda --json \
+      > "logs/every-call-$(basename "$file" .py).json"
+  done
+  python - <<'PY'
+import glob, json
+for f in sorted(glob.glob("logs/every-call-*.json")):
+    d = json.load(open(f))
+    print(f, d["verdict"], d["reason"][:200])
+    print("   ", {k: v for k, v in (d.get("phase_seconds") or {}).items() if v > 2})
+PY
+}
+export -f step judges_fit every_call gpu_only_cheats judge_lane judge20 racecheck_probe
 # One verdict in full before anything else (~35 s): what a change of the judge shows on a GPU
 # (its rungs, phase_seconds), and a canary. On 2026-12-05 a judge written without a GPU
 # crashed every verdict there; everything after it was spent for nothing. A correct Triton
@@ -240,6 +257,10 @@ if [ -n "${NO_REPRO:-}" ]; then
   # judges, six at a time (ten side by side ran out of GPU memory on 2026-12-03): every cheat
   # and the correct fixtures (all passed on 2026-12-04-d), 20 checks of a softmax, the
   # wrapped peers, the timing cheats through the bench.
+  # The witness replaying every call (KPIPE_WITNESS_CALLS=all, not yet the default): what it
+  # costs a correct softmax's check, and whether it rejects the cheat the one-call witness
+  # accepted (2026-12-05-f).
+  TAIL=6 step every-call every_call
   if [ -z "${SKIP_TIMING_BENCHMARKS:-}" ]; then   # SKIP_TIMING_BENCHMARKS=1: the judges alone
     TAIL=40 step loop-demo bash benchmarks/loop_demo.sh /tmp/loop-demo
     TAIL=12 step loop-latency bash -c 'rm -rf /tmp/loop-latency && cp -a . /tmp/loop-latency &&

@@ -4,6 +4,7 @@ strided inputs, the workspace hashes, and the verdict record."""
 import os
 import subprocess
 import sys
+import textwrap
 import time
 from importlib import util as importlib_util
 
@@ -388,14 +389,9 @@ exit "$FAKE_EXIT"
 """
 
 
-def test_the_kernel_witness_is_the_judges_runner_under_nsight_compute(tmp_path, monkeypatch):
-    """Nsight Compute starts the judge's own runner (no main module of its own to tell it
-    apart), with no NVTX range to keep (a candidate can pop one): the whole process is
-    profiled. The runner is asked what the runner of the cases is asked, and its findings
-    count; a target killed once under the tool is run again, twice is a rejection."""
-    from pipeline.check.outside import kernel_witness
-    from pipeline.check.plan import Case
-    from pipeline.core.problem import load_op
+@pytest.fixture
+def fake_ncu(tmp_path, monkeypatch):
+    """FAKE_NCU first on PATH; its report's kernels are FAKE_KERNELS, "|" between names."""
     from pipeline.measure import ncu
 
     tool = tmp_path / "ncu"
@@ -405,6 +401,20 @@ def test_the_kernel_witness_is_the_judges_runner_under_nsight_compute(tmp_path, 
     monkeypatch.setenv("FAKE_ARGS", str(tmp_path / "args"))
     monkeypatch.setattr(ncu, "read_report", lambda path: [{"kernel": k, "demangled": k, "mangled": k}
                                                           for k in os.environ["FAKE_KERNELS"].split("|")])  # fmt: skip
+    for name, value in (("FAKE_EXIT", "0"), ("FAKE_KERNELS", "add_kernel"), ("FAKE_LOG", "")):
+        monkeypatch.setenv(name, value)
+    return tool
+
+
+def test_the_kernel_witness_is_the_judges_runner_under_nsight_compute(tmp_path, monkeypatch, fake_ncu):
+    """Nsight Compute starts the judge's own runner (no main module of its own to tell it
+    apart), with no NVTX range to keep (a candidate can pop one): the whole process is
+    profiled. The runner is asked what the runner of the cases is asked, and its findings
+    count; a target killed once under the tool is run again, twice is a rejection."""
+    from pipeline.check.outside import kernel_witness
+    from pipeline.check.plan import Case
+    from pipeline.core.problem import load_op
+
     op = load_op("vector_add")
     case = Case("random_shapes", torch.float32, {"n": 1001}, 7, op.make_inputs)
 
@@ -455,6 +465,48 @@ def test_the_kernel_witness_is_the_judges_runner_under_nsight_compute(tmp_path, 
         "real_kernel"
     ]
     assert twice["ok"] is False and "exited 9" in twice["reason"] and "error code (9)" in twice["reason"]
+
+
+def test_the_kernel_witness_can_replay_every_call_of_the_runner_of_the_cases(tmp_path, fake_ncu):
+    """With the judge's KPIPE_WITNESS_CALLS=all, the witness's runner is driven through the
+    whole plan, call for call: a candidate honest for its first calls in a process (the one
+    call of the single-call witness) is wrong there too, and that failure counts, said to be
+    found under the tool. real_kernel stays the tool's to decide."""
+    import yaml
+
+    from pipeline.check.judge import judge, settings_for
+    from pipeline.check.outside import kernel_witness
+    from pipeline.check.plan import Case
+    from pipeline.core.problem import load_op
+
+    op = load_op("vector_add")
+    settings = settings_for(yaml.safe_load((REPO / "params.yaml").read_text()), "vector_add")[0]
+    shipped = (REPO / "kernels" / "vector_add" / "triton.py").read_text()
+    later = tmp_path / "honest_first.py"
+    later.write_text(shipped.replace("def kernel(", "def _honest(", 1) + textwrap.dedent("""
+        _calls = [0]
+
+
+        def kernel(x, y):
+            _calls[0] += 1
+            out = _honest(x, y)
+            return out if _calls[0] <= 3 else out + 1
+        """))  # fmt: skip
+    case = Case("random_shapes", torch.float32, {"n": 1001}, 7, op.make_inputs)
+
+    def witnessed(every_call: bool) -> dict:
+        rungs = Rungs()
+        replay = lambda child, sink: judge(op, child, str(later), "cpu", 11, settings, sink, outside=False)
+        kernel_witness(op, str(later), case, rungs, device="cpu", replay=replay if every_call else None)
+        return rungs.finish()
+
+    assert all(r["ok"] is not False for r in witnessed(False).values())  # one call: honest
+    replayed = witnessed(True)
+    wrong = [r for r in replayed.values() if r.get("ok") is False]  # (the memoisation probe's
+    # calls come before the cases': "wrong output on the same buffers with new contents")
+    assert wrong and all(r["reason"].startswith("under Nsight Compute, every call replayed: ") for r in wrong)
+    assert replayed["kernel_witness"]["ok"] is True  # the report (FAKE_KERNELS) named its kernel
+    assert "real_kernel" not in replayed
 
 
 def test_the_kernel_witness_decides_from_every_kernel_of_the_runners_process():

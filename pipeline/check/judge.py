@@ -297,8 +297,11 @@ def check_candidate(op: str, path: str, device: str, root: str, secret: int,
     return verdict(rungs, device, secret, start, backend)
 
 
-def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict, rungs: Rungs):
-    """Load the candidate in the runner, then every case and probe. Returns its backend."""
+def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict, rungs: Rungs,
+          outside: bool = True):  # fmt: skip
+    """Load the candidate in the runner, then every case and probe. Returns its backend.
+    `outside`: start what runs outside this runner too (a bare call's process, the tools);
+    False where the kernel witness replays every call in a runner of its own."""
     began = time.perf_counter()
     loaded = runner.ask(load_request(op, path, device))
     rungs.isolation = runner.isolation()  # what this process sees of the runner, not its word
@@ -326,7 +329,8 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
         if not torch.cuda.is_available():
             rungs.failed("process", "asked for --device cuda, but torch sees no CUDA device")
             return loaded["backend"]
-    checker = Checker(op, runner, device, rungs, secret, path)
+    # (under a tool the runner is the tool's child, not this process's: no process count)
+    checker = Checker(op, runner, device, rungs, secret, path, processes=outside)
     cases = plan_cases(op, secret, settings, device)
     runnable = []
     for case in cases:
@@ -353,12 +357,12 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
     probes += [("unwritten_output", lambda c=c: checker.check_unwritten(c)) for c in odd[:1]]
     began = time.perf_counter()
     bare = [checker.start_unobserved(Case("unobserved_call", c.dtype, c.shape, c.seed, c.make), path)
-            for c in largest[1:2]]  # fmt: skip
+            for c in largest[1:2] if outside]  # fmt: skip
     rungs.clock("unobserved_call", began)
     probes += [(f"cases/{c.family}", lambda c=c: checker.run_case(c)) for c in runnable]
     if runnable:
         probes.append(("audit", checker.audit_outputs))
-    if device == "cuda" and first:
+    if device == "cuda" and first and outside:
         # After the cases, never beside the runner's: started beside them (7a629d5), memcheck
         # passed tests/cheats/reads_past_end.py on the H200 (2026-12-03, fourth session's
         # run), which it had rejected in both runs that ran it after the cases; the cause is
@@ -366,7 +370,13 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
         # speaking: Nsight Compute names one call's kernels from outside it. Both tools run
         # side by side (pipeline/check/outside.py).
         sanitize, witness = (odd or [None])[0], (odd or first)[0]
-        probes.append(("outside_tools", lambda: both_tools(op, path, sanitize, witness, rungs)))
+        replay = None
+        if os.environ.get("KPIPE_WITNESS_CALLS") == "all":  # the judge's own setting (not yet
+            # the default: its cost under ncu is unmeasured on a GPU; DEVELOPERS.md)
+            def replay(child, sink):
+                judge(op, child, path, device, secret, settings, sink, outside=False)
+
+        probes.append(("outside_tools", lambda: both_tools(op, path, sanitize, witness, rungs, replay)))
     completed = False
     try:
         for phase, probe in probes:

@@ -22,6 +22,7 @@ import subprocess
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 
 from pipeline.check.plan import Case, dtype_name
@@ -41,12 +42,13 @@ def _target(
                             under_tool=True, env=env)  # fmt: skip
 
 
-def both_tools(op, path: str, sanitize: Case | None, witness: Case, rungs) -> None:
+def both_tools(op, path: str, sanitize: Case | None, witness: Case, rungs, replay=None) -> None:
     """memory_safety and the kernel witness side by side: two tools, each over one call in
     a process of its own (one after the other they cost 5-7 s and 7-12 s of a 32-47 s
     softmax check on the H200, 2026-12-05). Their findings enter the rungs in that order,
     the witness's only where memcheck found no fault (one after the other, a fault stopped
-    the judge before the witness). phase_seconds keeps each tool's own time."""
+    the judge before the witness). phase_seconds keeps each tool's own time. `replay`: the
+    witness's runner is asked every call the runner of the cases was (kernel_witness)."""
     held = {"memory_safety": Held(), "kernel_witness": Held()}
 
     def timed(name, tool, case):
@@ -54,7 +56,8 @@ def both_tools(op, path: str, sanitize: Case | None, witness: Case, rungs) -> No
         tool(op, path, case, held[name])
         return round(time.perf_counter() - began, 2)
 
-    jobs = [("kernel_witness", kernel_witness, witness)]
+    witnessed = kernel_witness if replay is None else partial(kernel_witness, replay=replay)
+    jobs = [("kernel_witness", witnessed, witness)]
     if sanitize is not None:
         jobs.append(("memory_safety", memory_safety, sanitize))
     with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
@@ -112,6 +115,30 @@ class UnderTool(Held):
             super().failed(name, f"under {self.tool}: {reason}", case, **details)
 
 
+class ReplayRungs:
+    """The rungs of a whole plan replayed in the witness's runner (pipeline/check/judge.py's
+    own Rungs, made there lazily: judge imports this module). Its failures count, each
+    reason saying where it was found, all but real_kernel's: the tool decides that one (the
+    runner's CUPTI reader sees nothing under it). What passed there passed in the runner of
+    the cases already: not entered twice."""
+
+    def __new__(cls):
+        from pipeline.check.judge import Rungs
+
+        class Replayed(Rungs):
+            def failed(self, name, reason, case=None, **details):
+                if name != "real_kernel":
+                    super().failed(name, reason, case, **details)
+
+            def enter(self, rungs) -> None:
+                for failure in self.failures:
+                    failure = dict(failure)
+                    name, reason = failure.pop("rung"), failure.pop("reason")
+                    rungs.failed(name, f"under Nsight Compute, every call replayed: {reason}", **failure)
+
+        return Replayed()
+
+
 def memory_safety(op, path: str, case: Case, rungs) -> None:
     """compute-sanitizer's memcheck over one call at an odd shape."""
     sanitizer = shutil.which("compute-sanitizer")
@@ -165,9 +192,13 @@ def sanitizer_verdict(code: int, report: str, printed: str, case: Case, rungs) -
         rungs.passed("memory_safety")
 
 
-def kernel_witness(op, path: str, case: Case, rungs, device: str = "cuda") -> None:
+def kernel_witness(op, path: str, case: Case, rungs, device: str = "cuda", replay=None) -> None:
     """Nsight Compute over the judge's own runner, the whole process: which kernels ran.
-    (`device`: "cpu" only where a test stands a script in for ncu.)"""
+    There the runner is asked one call (`case`), or, given `replay` (a callable of the
+    runner and a Rungs to fill), every call the runner of the cases was asked, in the same
+    order with the same inputs: a candidate honest only on its first calls in a process
+    (tests/cheats/witness_counts_calls.py) is seen there too. (`device`: "cpu" only where a
+    test stands a script in for ncu.)"""
     from pipeline.measure.ncu import whole_name
 
     ncu = shutil.which("ncu")
@@ -180,7 +211,7 @@ def kernel_witness(op, path: str, case: Case, rungs, device: str = "cuda") -> No
     # checks six side by side (exit 9, nothing printed), in none alone (ncu.one_at_a_time).
     for _ in range(2):
         try:
-            run, found = runner_under_ncu(ncu, op, path, case, device)
+            run, found = runner_under_ncu(ncu, op, path, case, device, replay)
         except Exception as exc:  # ncu's report unreadable, say: the tool's, no verdict from it
             rungs.needs_gpu("kernel_witness", f"the witness could not run: {type(exc).__name__}: {exc}",
                             status="not run")  # fmt: skip
@@ -196,18 +227,20 @@ def kernel_witness(op, path: str, case: Case, rungs, device: str = "cuda") -> No
     witness_verdict(run.code, [whole_name(k) for k in run.kernels], run.said, run.printed, case, rungs)
 
 
-def runner_under_ncu(ncu: str, op, path: str, case: Case, device: str = "cuda"):
+def runner_under_ncu(ncu: str, op, path: str, case: Case, device: str = "cuda", replay=None):
     """The judge's runner (pipeline/check/runner.py), started as the judge starts it but
     under Nsight Compute, which names every kernel the process runs. It is asked what a
     runner is first asked (load, then a watched call: the case), so nothing tells it from
     the runner of the cases but the tool itself; and a runner launches no compute kernel of
     its own (its comparisons run on the host: monitor.same_bytes). The case is judged there
-    as anywhere. Returns the WitnessRun (code None: past the timeout) and those findings."""
+    as anywhere. Returns the WitnessRun (code None: past the timeout) and those findings.
+    With `replay`, the runner is driven through the whole plan instead (ReplayRungs)."""
     from pipeline.check.checker import Checker, load_request, runner
     from pipeline.core.sandbox import ChildDied
     from pipeline.measure.ncu import WitnessRun, one_at_a_time, read_report, shadow_command
 
-    found, died = UnderTool("Nsight Compute", decides="real_kernel"), ""
+    found = UnderTool("Nsight Compute", decides="real_kernel") if replay is None else ReplayRungs()
+    died = ""
     with (
         tempfile.TemporaryDirectory(prefix="kpipe-witness-") as scratch,
         tempfile.TemporaryDirectory() as own,
@@ -216,8 +249,9 @@ def runner_under_ncu(ncu: str, op, path: str, case: Case, device: str = "cuda"):
         report, log = Path(own) / "witness.ncu-rep", Path(own) / "ncu.log"
         child = runner(device, Path(scratch), TOOL_TIMEOUT_S, path, tool=shadow_command(ncu, report, log))
         try:
-            loaded = child.ask(load_request(op, path, device))
-            if loaded.get("ok"):
+            if replay is not None:
+                replay(child, found)
+            elif (loaded := child.ask(load_request(op, path, device))).get("ok"):
                 Checker(op, child, device, found, case.seed, path, processes=False).run_case(case)
             else:
                 found.failed("import", f"the candidate did not load: {loaded.get('error')}", case)
