@@ -474,7 +474,7 @@ def test_the_kernel_witness_can_replay_every_call_of_the_runner_of_the_cases(tmp
     found under the tool. real_kernel stays the tool's to decide."""
     import yaml
 
-    from pipeline.check.judge import judge, settings_for
+    from pipeline.check.judge import Replay, settings_for
     from pipeline.check.outside import kernel_witness
     from pipeline.check.plan import Case
     from pipeline.core.problem import load_op
@@ -496,8 +496,8 @@ def test_the_kernel_witness_can_replay_every_call_of_the_runner_of_the_cases(tmp
 
     def witnessed(every_call: bool) -> dict:
         rungs = Rungs()
-        replay = lambda child, sink: judge(op, child, str(later), "cpu", 11, settings, sink, outside=False)
-        kernel_witness(op, str(later), case, rungs, device="cpu", replay=replay if every_call else None)
+        replay = Replay(op, str(later), "cpu", 11, settings) if every_call else None
+        kernel_witness(op, str(later), case, rungs, device="cpu", replay=replay)
         return rungs.finish()
 
     assert all(r["ok"] is not False for r in witnessed(False).values())  # one call: honest
@@ -834,3 +834,34 @@ print(bool(getattr(k.JITKernel.__call__, "_kpipe_wrapped", False)), mon._host_ho
 
     assert run("library") == "True []"
     assert run("candidate") == "True ['inspect.getfile replaced to run inside a kernel launch']"
+
+
+def test_an_exit_code_is_no_sandbox_failure_once_the_walls_said_they_were_up(tmp_path):
+    """lockdown.py writes on a pipe of the parent's once its walls are up, before any other
+    code runs: a child that exits with SANDBOX_FAILED (97) after that crashed (a candidate
+    exiting 97 was read as "no sandbox here": unverified, and the bare call skipped)."""
+    from pipeline.core.sandbox import SANDBOX_FAILED, Child, ChildDied
+
+    child = Child("", tmp_path, 60, code=f"import os\nos._exit({SANDBOX_FAILED})")
+    with pytest.raises(ChildDied) as died:
+        child.ask({"cmd": "load"})
+    assert not died.value.sandbox_failed and "exited with code 97" in str(died.value)
+
+
+def test_the_wire_refuses_a_tensor_too_big_for_any_case():
+    """A view of 2^33 elements over one element's storage (stride 0) fits its storage, and
+    every comparison of the judge's would make it real: out of memory on a GPU, which the
+    judge reads as "no verdict". The message decoder refuses it."""
+    from pipeline.core.wire import MAX_ELEMENTS, WireError, _decode_tensor
+
+    node = {
+        "dtype": "float32",
+        "device": "cpu",
+        "size": [2, MAX_ELEMENTS],
+        "stride": [0, 0],
+        "offset": 0,
+        "t": 0,
+    }
+    with pytest.raises(WireError, match="elements, over"):
+        _decode_tensor(node, [bytes(4)])
+    assert _decode_tensor({**node, "size": [3, 5]}, [bytes(4)]).shape == (3, 5)  # small views still pass

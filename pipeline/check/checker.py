@@ -38,12 +38,18 @@ for name in [m for m in sys.modules if m == "pipeline" or m.startswith("pipeline
     del sys.modules[name]  # the candidate finds no module of ours loaded
 conn = Connection(int(sys.argv[1]))
 msg = recv(conn)
-spec = importlib.util.spec_from_file_location("candidate", msg["path"])
+import torch
+# inputs as a user's program makes them: a storage of their own, no base (a decoded message
+# is a view of a fixed-size buffer, which a kernel honest only on such inputs told apart:
+# red team, 2026-12-05)
+inputs = [t.clone(memory_format=torch.preserve_format) if type(t) is torch.Tensor else t for t in msg["inputs"]]
+path = msg["path"]
+del msg
+spec = importlib.util.spec_from_file_location("candidate", path)
 module = importlib.util.module_from_spec(spec)
 sys.modules["candidate"] = module
 spec.loader.exec_module(module)
-out = module.kernel(*msg["inputs"])
-import torch
+out = module.kernel(*inputs)
 if torch.cuda.is_available():
     torch.cuda.synchronize()
 out = out.detach().clone() if type(out) is torch.Tensor else None
@@ -59,11 +65,15 @@ def runner(device: str, scratch: Path, timeout_s: float, path: str, bare: bool =
     if device == "cpu":
         env["TRITON_INTERPRET"] = "1"  # Triton kernels run on the CPU through its interpreter
         env["TILELANG_DEFAULT_TARGET"] = "c"  # TileLang's, where they build for its C target
-        env["OMP_NUM_THREADS"] = "1"  # judge and runner take turns: one thread each is faster
+        if not bare:  # (the bare call keeps the user's: torch's thread count told the two apart)
+            env["OMP_NUM_THREADS"] = "1"  # judge and runner take turns: one thread each is faster
     cache = candidate_cache(Path(path), salt=device)
     private = device == "cpu"  # a /dev/shm of its own: no channel to the bare call or later checks
     if bare:
-        return Child("", scratch, timeout_s, env, code=BARE_CALL, cache=cache, private_dev=private)
+        # on a CPU a cache of its own too (the shared one was a channel from the runner to the
+        # bare call: red team, 2026-12-05); on a GPU it would compile everything again
+        own = scratch / "cache" if private else cache
+        return Child("", scratch, timeout_s, env, code=BARE_CALL, cache=own, private_dev=private)
     return Child(
         "pipeline.check.runner", scratch, timeout_s, env, cache=cache, tool=tool, private_dev=private
     )
@@ -91,18 +101,21 @@ class Checker:
         self.watch_rng = random.Random(secret ^ 0x5EED)  # which calls run unwatched
         self.guard_rng = random.Random(secret ^ 0x6A2D)  # which calls run under the launch guard
         self.many_calls = random.Random(secret ^ 0xCA11).randint(*MANY_CALLS)
+        self.keep_warm = random.Random(secret ^ 0xCA12).randrange(
+            1, self.many_calls
+        )  # (0: no call before it)
         self.calls = 0
         self.cuda_broken = False
 
     def call(self, inputs, poison=POISON_1, watch: bool | None = None, into: bool = False,
-             again: bool = False, warm: int = 0) -> dict:  # fmt: skip
+             again: bool = False, warm: int = 0, keep_warm: int | None = None) -> dict:  # fmt: skip
         if watch is None:  # the first calls are watched: red zones catch an overrun before it crashes
             watch = self.calls < WATCHED_FIRST or self.watch_rng.randrange(UNWATCHED_SHARE) != 0
         guard = self.calls < GUARDED_FIRST or self.guard_rng.randrange(GUARD_SHARE) == 0
         self.calls += 1
         beside = started_below(self.runner.proc.pid) if self.processes else []
         reply = self.runner.ask({"cmd": "call", "inputs": [] if again else list(inputs), "watch": watch,
-                                 "poison": poison, "into": into, "again": again, "warm": warm,
+                                 "poison": poison, "into": into, "again": again, "warm": warm, "keep_warm": keep_warm,
                                  "witness": watch, "guard": guard})  # fmt: skip
         reply.setdefault("record", {})
         if self.processes:
@@ -273,11 +286,20 @@ class Checker:
     def probe_many_calls(self, case: Case) -> None:
         """The output after a benchmark's worth of calls is still right (a kernel honest only
         for as many calls as a judge makes is caught here)."""
+        import torch
+
         inputs = case.inputs(self.device)
-        reply = self.call(inputs, watch=False, warm=self.many_calls)
+        reply = self.call(inputs, watch=False, warm=self.many_calls, keep_warm=self.keep_warm)
         if not self.raised(reply, case.rung, case) and reply["out"] is not None:
             self.check_real_kernel(reply["record"], case)  # (a light watch: torch is seen)
-            self.check_accuracy(reply["out"], self.op.reference(*inputs), inputs, case, case.rung)
+            ref = self.op.reference(*inputs)
+            self.check_accuracy(reply["out"], ref, inputs, case, case.rung)
+            warm = reply.get("warm_out")  # one of the calls before it, made back to back
+            which = f"call {self.keep_warm + 1} of {self.many_calls}, back to back: "
+            if not isinstance(warm, torch.Tensor):
+                self.rungs.failed("run", f"{which}kernel() returned {warm}", case)
+            elif self.check_run(warm, {}, ref, inputs, case):
+                self.check_accuracy(warm, ref, inputs, case, case.rung, why=which)
 
     def start_unobserved(self, case: Case, path: str):
         """One call in a fresh process with none of the judge's modules loaded. It starts

@@ -399,3 +399,98 @@ def _kind(value) -> str:
         return f"the Python function {value.__qualname__}"
     module = type(value).__module__
     return f"a {'' if module == 'builtins' else module + '.'}{type(value).__qualname__}"
+
+
+# ------------------------------------------------------------------ memory a launch reaches
+
+# (ranges, found) of each interpreted launch under way, innermost last: the byte ranges of
+# the storages it was handed, and the list a stray access is reported to
+_REACH: list[tuple[list[tuple[int, int]], list]] = []
+
+
+def watch_memory() -> None:
+    """(CPU) Every load, store and atomic an interpreted launch makes must fall in a storage
+    of a tensor the launch was handed. On a CPU the device's memory is the host's: a body
+    that turned an integer argument into a pointer (the address of a NumPy array, or of a
+    bytes object's data, where host code had put the result) or walked a pointer argument
+    to other memory read host results with no tensor ever holding them (red team,
+    2026-12-05). Installed before the candidate loads (so it is part of what a launch
+    calls, which must not change: monitor._run_in_launches)."""
+    module = sys.modules.get("triton.runtime.interpreter")
+    real = getattr(module, "_interpreter", None)
+    if real is not None and not isinstance(real, _WithinReach):
+        module._interpreter = _WithinReach(real)
+
+
+@contextlib.contextmanager
+def launch_reach(values, found: list):
+    """While one interpreted launch runs: what it may reach (the storages among `values`,
+    a tuple argument's too, a tensor descriptor's or reinterpreted tensor's by its base)."""
+    _REACH.append((_storage_ranges(values), found))
+    try:
+        yield
+    finally:
+        _REACH.pop()
+
+
+def _storage_ranges(values) -> list[tuple[int, int]]:
+    ranges, todo = [], list(values)
+    while todo:
+        v = todo.pop()
+        if isinstance(v, tuple):
+            todo += list(v)
+            continue
+        t = v if hasattr(v, "untyped_storage") else getattr(v, "base", None)
+        if hasattr(t, "untyped_storage"):
+            storage = t.untyped_storage()
+            ranges.append((storage.data_ptr(), storage.data_ptr() + storage.nbytes()))
+    return ranges
+
+
+def _within_reach(ptrs, mask, itemsize: int) -> None:
+    if not _REACH:
+        return
+    import numpy as np
+
+    ranges, found = _REACH[-1]
+    addresses = np.asarray(ptrs, dtype=np.uint64)
+    if mask is not None:
+        addresses = addresses[np.broadcast_to(np.asarray(mask, dtype=bool), addresses.shape)]
+    if addresses.size == 0:
+        return
+    low, high = int(addresses.min()), int(addresses.max()) + itemsize
+    if any(start <= low and high <= end for start, end in ranges):
+        return  # (the common case: all of it in one argument's storage)
+    inside = np.zeros(addresses.shape, dtype=bool)
+    for start, end in ranges:
+        inside |= (addresses >= start) & (addresses + itemsize <= end)
+    if not inside.all() and len(found) < 5:
+        stray = int(addresses[~inside][0])
+        found.append(f"a pointer outside the tensors its launch was handed (a kernel reached address {stray:#x}; "
+                     "on a CPU the device's memory is the host's, where host code may have put results)")  # fmt: skip
+
+
+class _WithinReach:
+    """Triton's interpreter's memory operations, each checked by _within_reach first."""
+
+    def __init__(self, real):
+        self._real = real
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+    def load(self, ptrs, mask, other, *rest):
+        _within_reach(ptrs, mask, other.itemsize)
+        return self._real.load(ptrs, mask, other, *rest)
+
+    def store(self, ptrs, value, mask, *rest):
+        _within_reach(ptrs, mask, value.itemsize)
+        return self._real.store(ptrs, value, mask, *rest)
+
+    def atomic_rmw(self, op, ptrs, value, mask, *rest):
+        _within_reach(ptrs, mask, value.itemsize)
+        return self._real.atomic_rmw(op, ptrs, value, mask, *rest)
+
+    def atomic_cas(self, ptrs, compare, value, *rest):
+        _within_reach(ptrs, None, value.itemsize)
+        return self._real.atomic_cas(ptrs, compare, value, *rest)

@@ -370,12 +370,10 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
         # speaking: Nsight Compute names one call's kernels from outside it. Both tools run
         # side by side (pipeline/check/outside.py).
         sanitize, witness = (odd or [None])[0], (odd or first)[0]
-        replay = None
-        if os.environ.get("KPIPE_WITNESS_CALLS") == "all":  # the judge's own setting (not yet
-            # the default: its cost under ncu is unmeasured on a GPU; DEVELOPERS.md)
-            def replay(child, sink):
-                judge(op, child, path, device, secret, settings, sink, outside=False)
-
+        # the judge's own setting, not yet the default: its cost under ncu is unmeasured on
+        # a GPU (DEVELOPERS.md)
+        every_call = os.environ.get("KPIPE_WITNESS_CALLS") == "all"
+        replay = Replay(op, path, device, secret, settings) if every_call else None
         probes.append(("outside_tools", lambda: both_tools(op, path, sanitize, witness, rungs, replay)))
     completed = False
     try:
@@ -395,6 +393,38 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
             finish(judge=completed)
         rungs.clock("unobserved_call", began)
     return loaded["backend"]
+
+
+class Replay:
+    """The judge's whole plan again, in the kernel witness's runner (outside.kernel_witness):
+    the same secret, so the same calls, inputs and order as the runner of the cases was
+    asked, with no bare call and no tools of its own."""
+
+    def __init__(self, op, path: str, device: str, secret: int, settings: dict):
+        self.op, self.path, self.device, self.secret, self.settings = op, path, device, secret, settings
+
+    def __call__(self, child: Child, sink: Rungs) -> None:
+        judge(self.op, child, self.path, self.device, self.secret, self.settings, sink, outside=False)
+
+    @staticmethod
+    def rungs() -> Rungs:
+        return ReplayedRungs()
+
+
+class ReplayedRungs(Rungs):
+    """A replay's rungs: its failures count, each reason saying where it was found, all but
+    real_kernel's, which the tool's report decides (the runner's CUPTI reader sees nothing
+    under it). What passed there passed in the runner of the cases already: not entered."""
+
+    def failed(self, name: str, reason: str, case: Case | None = None, **details):
+        if name != "real_kernel":
+            super().failed(name, reason, case, **details)
+
+    def enter(self, rungs: Rungs) -> None:
+        for failure in self.failures:
+            failure = dict(failure)
+            name, reason = failure.pop("rung"), failure.pop("reason")
+            rungs.failed(name, f"under Nsight Compute, every call replayed: {reason}", **failure)
 
 
 def buildable_on_the_c_target(checker: Checker, cases: list, rungs: Rungs) -> list:

@@ -308,6 +308,10 @@ class _Watch(TorchDispatchMode):
                     return body(*args, **kwargs)
             rec.torch_ops.append(f"{namespace}::{name} (an op whose body cannot be seen)")
             return func(*args, **kwargs)
+        if rec.watch_writes and name == "set_" and not self.monitor.known_storage(args[1:], rec):
+            # torch.UntypedStorage(n) calls the allocator with no op, so host code could fill
+            # it unseen; set_ made it a tensor a launch could copy out (red team, 2026-12-05)
+            rec.host_views.append("a tensor set over a storage no watched op of the call made")
         if rec.watch_writes and name in FROM_SCALARS:
             scalars = [
                 v for v in (*args, *kwargs.values()) if type(v) in (int, float, complex)
@@ -426,14 +430,16 @@ class CallMonitor:
         self._input_zones: dict[int, tuple] = {}
         self._input_storages: set[int] = set()  # the call's inputs as received (not torch's)
         self._inputs_held: tuple = ()
+        self._given: tuple = ()  # the tensors the candidate is handed: padded copies, or those
         self._kept: dict[int, Kept] = {}  # (CPU) by storage address: buffers made before the call
         _patch_launchers(device)
         _patch_host_views()
         _patch_threads()
         if device == "cpu":
-            from pipeline.check.interpreted import watch_rewrites
+            from pipeline.check.interpreted import watch_memory, watch_rewrites
 
             watch_rewrites()
+            watch_memory()
             _forbid_audit_hooks()
         self.hooks_before = _hook_state()  # before the candidate's import
         _HOOKS_AT_WATCH.update(self.hooks_before)
@@ -453,6 +459,12 @@ class CallMonitor:
         # work beside this call: recorded whether or not it is still there at the end
         self.record.threads += _unallowed_running()
         if self.record.watch_writes:
+            # the inputs are kept buffers too, from the call's start: host code that wrote its
+            # result into an input's storage through raw memory and had a kernel copy it out,
+            # then put the input back, passed (red team, 2026-12-05: inputs_untouched looks only
+            # after the call)
+            for storage in _storages(self._given):
+                self._kept_entry(storage)
             self.remember_kept()  # what the kept buffers hold now: unwatched calls may have changed them
         try:
             with _Watch(self):
@@ -486,6 +498,7 @@ class CallMonitor:
         input's address could be handed to NumPy memory, which would then pass for one."""
         self._inputs_held = tuple(t for t in inputs if isinstance(t, torch.Tensor))
         self._input_storages = {t.untyped_storage().data_ptr() for t in self._inputs_held}
+        self._given = self._inputs_held
 
     def padded(self, inputs: tuple) -> tuple:
         """Copies of the inputs with a red zone behind each: an over-read reads canaries
@@ -508,6 +521,7 @@ class CallMonitor:
             copy.copy_(t)
             self._input_zones[copy.data_ptr()] = (buffer, used)
             out.append(copy)
+        self._given = tuple(t for t in out if isinstance(t, torch.Tensor))
         return tuple(out)
 
     def input_redzone_damage(self, inputs: tuple) -> int:
@@ -542,18 +556,29 @@ class CallMonitor:
         """(CPU) After a launch or a watched op: what its buffers hold now is seen. Every buffer
         a launch is handed but the call's inputs is kept, for the calls to come."""
         for storage in _storages(values):
-            key = storage.data_ptr()
-            if key in self._input_storages:
-                continue
-            k = self._kept.get(key)
-            if k is None or k.ref() is not storage:
+            if storage.data_ptr() not in self._input_storages:  # (an input must hold still)
+                self._kept_entry(storage).known = _storage_bytes(storage).clone()
 
-                def gone(ref, key=key):  # the storage died: forget it, unless its address was reused
-                    if self._kept.get(key) is not None and self._kept[key].ref is ref:
-                        del self._kept[key]
+    def _kept_entry(self, storage) -> Kept:
+        key = storage.data_ptr()
+        k = self._kept.get(key)
+        if k is None or k.ref() is not storage:
 
-                self._kept[key] = k = Kept(ref=weakref.ref(storage, gone), known=None)
-            k.known = _storage_bytes(storage).clone()
+            def gone(ref, key=key):  # the storage died: forget it, unless its address was reused
+                if self._kept.get(key) is not None and self._kept[key].ref is ref:
+                    del self._kept[key]
+
+            self._kept[key] = k = Kept(ref=weakref.ref(storage, gone), known=None)
+        return k
+
+    def known_storage(self, values, rec: CallRecord) -> bool:
+        """(CPU) Whether every storage among `values` (set_'s source) is one the watch knows:
+        an allocation of this call, an input, or a buffer kept from an earlier launch."""
+        known = {a.buffer.untyped_storage().data_ptr() for a in rec.allocations}
+        known |= self._input_storages | set(self._kept) | {s.data_ptr() for s in _storages(self._given)}
+        storages = [v for v in values if isinstance(v, (torch.UntypedStorage, torch.TypedStorage))]
+        storages += [v.untyped_storage() for v in values if isinstance(v, torch.Tensor)]
+        return all(getattr(s, "_untyped_storage", s).data_ptr() in known for s in storages)
 
     def foreign(self, arg) -> bool:
         """(CPU) Memory a launch is handed that torch did not allocate and that is not one of
@@ -789,6 +814,11 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
                     rec.host_views.append(
                         "host memory torch did not allocate (NumPy, a buffer), handed to a launch"
                     )
+        reach = contextlib.nullcontext()
+        if kind == "triton-interpreter" and rec is not None and rec.watch_writes:
+            from pipeline.check.interpreted import launch_reach
+
+            reach = launch_reach((*args, *kwargs.values()), rec.host_views)
         guard = contextlib.nullcontext()
         if (
             kind == "triton-interpreter"
@@ -801,7 +831,7 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
 
             guard = launch_guard(rec.launch_code)
         try:
-            with guard, monitor.guarding(guard):
+            with reach, guard, monitor.guarding(guard):
                 return original(self_, *args, **kwargs)
         finally:
             if rec is not None and rec.launch_code and monitor.depth == 1:

@@ -115,30 +115,6 @@ class UnderTool(Held):
             super().failed(name, f"under {self.tool}: {reason}", case, **details)
 
 
-class ReplayRungs:
-    """The rungs of a whole plan replayed in the witness's runner (pipeline/check/judge.py's
-    own Rungs, made there lazily: judge imports this module). Its failures count, each
-    reason saying where it was found, all but real_kernel's: the tool decides that one (the
-    runner's CUPTI reader sees nothing under it). What passed there passed in the runner of
-    the cases already: not entered twice."""
-
-    def __new__(cls):
-        from pipeline.check.judge import Rungs
-
-        class Replayed(Rungs):
-            def failed(self, name, reason, case=None, **details):
-                if name != "real_kernel":
-                    super().failed(name, reason, case, **details)
-
-            def enter(self, rungs) -> None:
-                for failure in self.failures:
-                    failure = dict(failure)
-                    name, reason = failure.pop("rung"), failure.pop("reason")
-                    rungs.failed(name, f"under Nsight Compute, every call replayed: {reason}", **failure)
-
-        return Replayed()
-
-
 def memory_safety(op, path: str, case: Case, rungs) -> None:
     """compute-sanitizer's memcheck over one call at an odd shape."""
     sanitizer = shutil.which("compute-sanitizer")
@@ -194,8 +170,8 @@ def sanitizer_verdict(code: int, report: str, printed: str, case: Case, rungs) -
 
 def kernel_witness(op, path: str, case: Case, rungs, device: str = "cuda", replay=None) -> None:
     """Nsight Compute over the judge's own runner, the whole process: which kernels ran.
-    There the runner is asked one call (`case`), or, given `replay` (a callable of the
-    runner and a Rungs to fill), every call the runner of the cases was asked, in the same
+    There the runner is asked one call (`case`), or, given `replay` (judge.Replay: called
+    with the runner and the Rungs its .rungs() made), every call the runner of the cases was asked, in the same
     order with the same inputs: a candidate honest only on its first calls in a process
     (tests/cheats/witness_counts_calls.py) is seen there too. (`device`: "cpu" only where a
     test stands a script in for ncu.)"""
@@ -234,12 +210,12 @@ def runner_under_ncu(ncu: str, op, path: str, case: Case, device: str = "cuda", 
     the runner of the cases but the tool itself; and a runner launches no compute kernel of
     its own (its comparisons run on the host: monitor.same_bytes). The case is judged there
     as anywhere. Returns the WitnessRun (code None: past the timeout) and those findings.
-    With `replay`, the runner is driven through the whole plan instead (ReplayRungs)."""
+    With `replay`, the runner is driven through the whole plan instead (judge.Replay)."""
     from pipeline.check.checker import Checker, load_request, runner
     from pipeline.core.sandbox import ChildDied
     from pipeline.measure.ncu import WitnessRun, one_at_a_time, read_report, shadow_command
 
-    found = UnderTool("Nsight Compute", decides="real_kernel") if replay is None else ReplayRungs()
+    found = UnderTool("Nsight Compute", decides="real_kernel") if replay is None else replay.rungs()
     died = ""
     with (
         tempfile.TemporaryDirectory(prefix="kpipe-witness-") as scratch,

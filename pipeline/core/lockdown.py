@@ -179,6 +179,12 @@ def _boot() -> None:
         sys.stderr.write(f"kpipe sandbox: could not be set up here: {isolation}\n")
         sys.stderr.flush()
         os._exit(SANDBOX_FAILED)
+    if config.get("walls_fd") is not None:  # the parent's word that they are up: an exit 97
+        try:  # after this is the child's own (pipeline/core/sandbox.py, Child)
+            os.write(config["walls_fd"], b"up")
+            os.close(config["walls_fd"])
+        except OSError:
+            pass
     os.environ["KPIPE_ISOLATION"] = isolation
     sys.argv = [sys.argv[0], *config["argv"]]
     if config.get("code"):

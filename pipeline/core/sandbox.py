@@ -110,7 +110,8 @@ def child_env(scratch: Path, cache: Path | None, env: dict | None = None) -> dic
 
 
 def sandboxed_command(argv: list[str], writable: list[Path], module: str = "", code: str = "",
-                      under_tool: bool = False, private_dev: bool = False) -> tuple[list, dict]:  # fmt: skip
+                      under_tool: bool = False, private_dev: bool = False,
+                      walls_fd: int | None = None) -> tuple[list, dict]:  # fmt: skip
     """`python -c BOOT` and the variable that tells lockdown.py what to run after it.
     under_tool=True, for the target a tool (ncu, compute-sanitizer) starts: the network
     namespace is kept (ncu talks to its target over loopback) and no death signal is asked
@@ -118,23 +119,24 @@ def sandboxed_command(argv: list[str], writable: list[Path], module: str = "", c
     may end before the target does: on the H200 (2026-12-05) 3 of 20 kernel witnesses, six
     checks side by side, ended "the application returned an error code (9)" with no output,
     as a SIGKILL would (the likeliest sender; not confirmed there). A target the tool leaves
-    behind is re-parented to this process, a subreaper, and swept."""
+    behind is re-parented to this process, a subreaper, and swept. `walls_fd`: a pipe's end
+    on which lockdown.py says its walls are up, before any other code runs (Child)."""
     config = {"writable": [str(p) for p in writable], "argv": argv, "module": module, "code": code,
               "network": under_tool, "death_signal": not under_tool, "require": sandbox_required(),
-              "private_dev": private_dev}  # fmt: skip
+              "private_dev": private_dev, "walls_fd": walls_fd}  # fmt: skip
     return [sys.executable, "-c", BOOT], {"KPIPE_SANDBOX": json.dumps(config)}
 
 
 def sandboxed_target(module: str, argv: list[str], scratch: Path, cache: Path | None = None,
                      under_tool: bool = False, env: dict | None = None, code: str = "",
-                     private_dev: bool = False) -> tuple[list, dict]:  # fmt: skip
+                     private_dev: bool = False, walls_fd: int | None = None) -> tuple[list, dict]:  # fmt: skip
     """The command and environment that run `python -m MODULE ARGV` (or a code string)
     locked down: for a Child, or for a tool (ncu, compute-sanitizer) to start as its target."""
     writable = [scratch] + ([cache] if cache else [])
     for path in writable:
         path.mkdir(parents=True, exist_ok=True)
     cmd, boot = sandboxed_command(argv, writable, module=module, code=code, under_tool=under_tool,
-                                  private_dev=private_dev)  # fmt: skip
+                                  private_dev=private_dev, walls_fd=walls_fd)  # fmt: skip
     return cmd, {**child_env(scratch, cache, env), **boot}
 
 
@@ -163,19 +165,28 @@ class Child:
     def __init__(self, module: str, scratch: Path, timeout_s: float, env: dict | None = None, code: str = "",
                  cache: Path | None = None, tool: list[str] | None = None, private_dev: bool = False):  # fmt: skip
         ours, theirs = socket.socketpair()
+        # The walls' word: lockdown.py writes on this pipe once they are up, before the
+        # candidate's code runs, so a child that exits with SANDBOX_FAILED after that is a
+        # crash, not "no sandbox here" (a candidate exiting 97 turned a rejection into
+        # "unverified", and skipped the bare call's judgement: red team, 2026-12-05). Not under
+        # a tool: whether it hands the descriptor on is the tool's business.
+        self.walls, walls_w = os.pipe() if not tool else (None, None)
         cmd, environment = sandboxed_target(module, [str(theirs.fileno())], scratch, cache, env=env, code=code,
-                                            under_tool=bool(tool), private_dev=private_dev)  # fmt: skip
+                                            under_tool=bool(tool), private_dev=private_dev,
+                                            walls_fd=walls_w)  # fmt: skip
         cmd = [*(tool or []), *cmd]
         self.log = open_log(scratch / f"{module.rsplit('.', 1)[-1] if module else 'bare'}.log")
         self.timeout_s = timeout_s
         self.deadline = time.monotonic() + timeout_s
         with _LOCK:
             self.proc = subprocess.Popen(
-                cmd, pass_fds=[theirs.fileno()], stdout=self.log, stderr=subprocess.STDOUT, cwd=scratch,
-                env=environment, start_new_session=True,
+                cmd, pass_fds=[theirs.fileno(), *([walls_w] if walls_w is not None else [])], stdout=self.log,
+                stderr=subprocess.STDOUT, cwd=scratch, env=environment, start_new_session=True,
             )  # fmt: skip
             track(self.proc.pid)
         theirs.close()
+        if walls_w is not None:
+            os.close(walls_w)
         self.conn = Connection(ours.detach())
 
     def ask(self, msg: dict) -> dict:
@@ -209,9 +220,19 @@ class Child:
     def isolation(self) -> str:
         return observed_isolation(self.proc.pid)
 
+    def walls_were_up(self) -> bool:
+        """Whether lockdown.py said its walls were up (it says so before any other code runs)."""
+        if self.walls is None:
+            return False
+        try:
+            os.set_blocking(self.walls, False)
+            return os.read(self.walls, 2) == b"up"
+        except OSError:
+            return False
+
     def _died(self):
         code = self.proc.wait()
-        if code == SANDBOX_FAILED:
+        if code == SANDBOX_FAILED and not self.walls_were_up():
             died = ChildDied(f"the sandbox could not be set up here ({self.tail(2).strip()}); "
                              "KPIPE_SANDBOX_REQUIRED=0 runs candidates with weaker walls")  # fmt: skip
             died.sandbox_failed = True
@@ -232,10 +253,11 @@ class Child:
         sweep()
 
     def __del__(self):
-        try:
-            os.close(self.log)
-        except (OSError, AttributeError):
-            pass
+        for fd in (getattr(self, "log", None), getattr(self, "walls", None)):
+            try:
+                os.close(fd)
+            except (OSError, TypeError):
+                pass
 
     def close(self, wait_s: float = 10) -> None:
         """Ask the child to exit, wait `wait_s` (a tool writes its report after its target
