@@ -54,7 +54,11 @@ def test_strided_inputs_hold_the_same_values_in_another_layout():
                 assert view.storage_offset() > 0, layout
     op = load_op("softmax", REPO)
     cases = [c for c in plan_cases(op, 5, DEFAULTS, "cpu") if c.family == "strided"]
-    assert {c.layout for c in cases} == set(LAYOUTS)
+    assert {c.layout for c in cases} == {*LAYOUTS, "broadcast", "broadcast_last"}
+    rows = non_contiguous(torch.randn(6, 5), "broadcast")  # its values change: a stride of 0
+    assert rows.stride(0) == 0 and torch.equal(rows, rows[:1].expand(6, 5))
+    columns = non_contiguous(torch.randn(6, 5), "broadcast_last")
+    assert columns.stride(1) == 0 and torch.equal(columns, columns[:, :1].expand(6, 5))
 
 
 def test_workspace_hashes_see_content_and_touches(tmp_path):

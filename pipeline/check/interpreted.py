@@ -191,6 +191,21 @@ def host_reach(launched, args: tuple, kwargs: dict) -> str | None:
     return None
 
 
+def autotune_hooks(autotuner) -> str | None:
+    """(CPU) Why an autotuned launch could run the candidate's host code inside it, or None:
+    a config's pre_hook, the autotuner's own pre or post hook, a pruning function or a
+    performance model that is not Triton's own (a pre_hook wrote a host-computed sum into
+    the output after the launch's checks: red team, 2026-12-05)."""
+    hooks = [getattr(config, "pre_hook", None) for config in getattr(autotuner, "configs", ())]
+    hooks += [getattr(autotuner, name, None) for name in ("perf_model", "early_config_prune")]
+    hooks += [getattr(autotuner, f"{when}_hook", None) for when in ("pre", "post")
+              if getattr(autotuner, f"user_defined_{when}_hook", False)]  # fmt: skip
+    for hook in filter(None, hooks):
+        if not (isinstance(hook, FunctionType) and _triton_function(hook)):
+            return f"an autotuning hook ({getattr(hook, '__qualname__', type(hook).__name__)}): host code run inside a launch"
+    return None
+
+
 def _mutable(value) -> bool:
     """A list, set or dict among a launch's arguments: Triton passes it to the body as it is
     (only tuples are converted), where its methods are host code (a list of tensors whose

@@ -548,9 +548,22 @@ class CallMonitor:
         taken as seen."""
         for storage in _storages(values):
             k = self._kept.get(storage.data_ptr())
+            if k is None or k.ref() is not storage:
+                k = self._moved(storage)
             if k is not None and k.ref() is storage and not torch.equal(_storage_bytes(storage), k.known):
                 self.record.unseen_writes += 1
                 k.known = _storage_bytes(storage).clone()
+
+    def _moved(self, storage) -> Kept | None:
+        """(CPU) A kept storage found at a new address (resize_ on an UntypedStorage moves it
+        with no op the watch sees: a pool resized each call escaped the comparison, red team
+        2026-12-05): filed under the new one, its old bytes kept to compare against."""
+        for key, k in list(self._kept.items()):
+            if k.ref() is storage:
+                del self._kept[key]
+                self._kept[storage.data_ptr()] = k
+                return k
+        return None
 
     def keep(self, values) -> None:
         """(CPU) After a launch or a watched op: what its buffers hold now is seen. Every buffer
@@ -788,6 +801,12 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
                 # pinned host memory a GPU kernel reads and writes directly: host code can
                 # compute there with no copy for CUPTI to see
                 rec.host_views.append("host memory handed to a GPU kernel launch")
+        if type(self_).__name__ == "Autotuner" and rec is not None and rec.watch_writes:
+            from pipeline.check.interpreted import autotune_hooks
+
+            why = autotune_hooks(self_)
+            if why:
+                rec.host_views.append(why)
         if kind == "triton-interpreter" and rec is not None:
             from pipeline.check.interpreted import host_reach
 
@@ -796,7 +815,7 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
                 rec.host_views.append(why)
             rec.host_bytes(SCALAR_BYTES * _floats(self_, args, kwargs))
         if callable(kwargs.get("grid")):
-            kwargs["grid"] = _outside_launch(monitor, kwargs["grid"])
+            kwargs["grid"] = _outside_launch(monitor, kwargs["grid"], (*args, *kwargs.values()))
         elif kind.startswith("triton") and "grid" in kwargs:
             kwargs["grid"] = _plain_grid(kwargs["grid"])  # here, where the watch sees what it runs
         monitor.depth += 1
@@ -910,9 +929,11 @@ def _in_host_memory(arg) -> bool:
     return getattr(device, "type", device) == "cpu"
 
 
-def _outside_launch(monitor: CallMonitor, fn):
+def _outside_launch(monitor: CallMonitor, fn, launched: tuple = ()):
     """A Triton grid callable runs inside JITFunction.run, but it is the candidate's Python:
-    torch ops in it are watched like any other."""
+    torch ops in it are watched like any other, and what the launch is handed (`launched`)
+    is compared again once it returns (it ran after the launch's own checks: host code in
+    it wrote a kept pool, or an input it put back after the launch: red team, 2026-12-05)."""
 
     def grid(*args, **kwargs):
         from pipeline.check.interpreted import suspended_guard
@@ -926,6 +947,7 @@ def _outside_launch(monitor: CallMonitor, fn):
             if monitor.record is not None and monitor.record.watch_writes:
                 with monitor.own_work():
                     monitor.record.check_unseen()  # before the kernel runs, not after its snapshot
+                    monitor.check_kept(launched)
 
     return grid
 

@@ -46,6 +46,8 @@ class Case:
         # the first input in the case's layout; each other in one of its own, contiguous
         # included (one layout for all let a kernel that reads y with x's strides pass)
         rng = random.Random(self.seed ^ 0x1A70)
+        if self.layout.startswith("broadcast"):  # every input, along its first or its last dim
+            return tuple(non_contiguous(t, self.layout) for t in made)
         layouts = [self.layout] + [rng.choice(("contiguous", *LAYOUTS)) for _ in made[1:]]
         return tuple(non_contiguous(t, layout) for t, layout in zip(made, layouts))
 
@@ -77,14 +79,16 @@ def non_contiguous(t, layout: str):
     element of a storage twice as long, rows padded (a slice x[1:, 1:N+1] of a wider storage:
     unit stride, a row stride above N, a storage offset), or contiguous but starting
     OFFSET_BYTES into its storage (x[k:]). A 1-D tensor has no columns: every other element.
-    "broadcast" changes the values: the first row (or element) expanded over the others, a
-    stride of 0, as torch's broadcasting hands a tensor over (the reference sees the same)."""
+    "broadcast" and "broadcast_last" change the values: the first row (or element), or the
+    first column, expanded over the others, a stride of 0, as torch's broadcasting hands a
+    tensor over (the reference sees the same)."""
     import torch
 
     if not isinstance(t, torch.Tensor) or t.numel() < 2 or layout == "contiguous":
         return t
-    if layout == "broadcast":  # its first index's values repeated along it (stride 0 there)
-        return t.narrow(0, 0, 1).expand(t.shape)
+    if layout.startswith("broadcast"):  # one index's values repeated along a dim (stride 0 there)
+        dim = -1 if layout == "broadcast_last" else 0
+        return t.narrow(dim, 0, 1).expand(t.shape)
     if layout == "column_major" and t.dim() >= 2:
         return t.transpose(-1, -2).contiguous().transpose(-1, -2)
     if layout == "padded_rows":
@@ -150,10 +154,12 @@ def plan_cases(op, secret: int, settings: dict, device: str) -> list[Case]:
         for i in range(2):
             layout, shape = LAYOUTS[(2 * d + i) % len(LAYOUTS)], shapes[i % len(shapes)]
             cases.append(Case("strided", dtype, shape, rng.randrange(2**31), op.make_inputs, layout))
-    # one input with a stride of 0, every run (a kernel that took stride 0 for 1 passed:
-    # red team, 2026-12-05); the others in layouts of their own, as above
-    cases.append(Case("strided", op.dtypes[0], op.TEST_SHAPES[-1], rng.randrange(2**31), op.make_inputs,
-                      "broadcast"))  # fmt: skip
+    # every input with a stride of 0 along its first dim, then along its last, every run (a
+    # kernel that took stride 0 for 1 passed, then one that did so for y only, or for the
+    # last dim only: red team, 2026-12-05)
+    for layout in ("broadcast", "broadcast_last") if len(op.TEST_SHAPES[-1]) > 1 else ("broadcast",):
+        cases.append(Case("strided", op.dtypes[0], op.TEST_SHAPES[-1], rng.randrange(2**31), op.make_inputs,
+                          layout))  # fmt: skip
     if device == "cuda" and op.BENCH_SHAPES:
         dtype = op.dtypes[-1]  # bf16 where the op has it: the dtype the bench stage times
         cases.append(Case("bench_shape", dtype, op.BENCH_SHAPES[-1], rng.randrange(2**31), op.make_inputs))
