@@ -232,7 +232,11 @@ class Checker:
             )
         else:
             rungs.passed("inputs_untouched")
-        if record.get("redzone_damage"):
+        if record.get("out_of_reach"):
+            rungs.failed("bounds", "a kernel reached memory outside every tensor its launch was handed (address "
+                         f"{record['out_of_reach'][0]}): a missing mask, or a pointer to data host code made (on "
+                         "a CPU the device's memory is the host's)", case)  # fmt: skip
+        elif record.get("redzone_damage"):
             rungs.failed("bounds", f"wrote past the end of a buffer ({record['redzone_damage']} canary "
                          "byte(s) overwritten): a missing mask?", case)  # fmt: skip
         elif "redzone_damage" in record:

@@ -440,7 +440,8 @@ def watch_memory() -> None:
 @contextlib.contextmanager
 def launch_reach(values, found: list):
     """While one interpreted launch runs: what it may reach (the storages among `values`,
-    a tuple argument's too, a tensor descriptor's or reinterpreted tensor's by its base)."""
+    a tuple argument's too, a tensor descriptor's or reinterpreted tensor's by its base);
+    the first addresses past them go into `found`."""
     _REACH.append((_storage_ranges(values), found))
     try:
         yield
@@ -479,10 +480,8 @@ def _within_reach(ptrs, mask, itemsize: int) -> None:
     inside = np.zeros(addresses.shape, dtype=bool)
     for start, end in ranges:
         inside |= (addresses >= start) & (addresses + itemsize <= end)
-    if not inside.all() and len(found) < 5:
-        stray = int(addresses[~inside][0])
-        found.append(f"a pointer outside the tensors its launch was handed (a kernel reached address {stray:#x}; "
-                     "on a CPU the device's memory is the host's, where host code may have put results)")  # fmt: skip
+    if not inside.all() and len(found) < 3:
+        found.append(f"{int(addresses[~inside][0]):#x}")
 
 
 class _WithinReach:

@@ -198,6 +198,7 @@ class CallRecord:
     allocations: list = field(default_factory=list)
     watch_writes: bool = False  # on a CPU: compare allocations with what the watch saw
     unseen_writes: int = 0  # times an allocation held bytes no launch or watched op wrote
+    out_of_reach: list = field(default_factory=list)  # (CPU) addresses a launch reached past its tensors
     host_constant_bytes: int = 0  # bytes copied from the host to the device (HOST_CONSTANT_BYTES)
     light: bool = False  # allocations followed as they are: no poison, no red zones
 
@@ -837,7 +838,7 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
         if kind == "triton-interpreter" and rec is not None and rec.watch_writes:
             from pipeline.check.interpreted import launch_reach
 
-            reach = launch_reach((*args, *kwargs.values()), rec.host_views)
+            reach = launch_reach((*args, *kwargs.values()), rec.out_of_reach)
         guard = contextlib.nullcontext()
         if (
             kind == "triton-interpreter"

@@ -2,7 +2,7 @@
 them into an `array` of bytes (the standard library's, which tells its own address), and hands that
 address to a Triton kernel as a plain integer; the body casts it to a pointer and copies the
 sum into out. No tensor ever holds the result. On a CPU every load, store and atomic of an
-interpreted launch must now fall in a storage the launch was handed. (On a GPU: a crash, the
+interpreted launch must now fall in a storage the launch was handed (a bounds fault). (On a GPU: a crash, the
 address is the device's.) Red team, 2026-12-05."""
 
 import array
@@ -13,7 +13,7 @@ import torch
 import triton
 import triton.language as tl
 
-OP, EXPECTED_RUNG = "vector_add", "real_kernel|run"
+OP, EXPECTED_RUNG = "vector_add", "bounds|run"
 
 _held = []
 

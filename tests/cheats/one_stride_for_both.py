@@ -1,13 +1,13 @@
 """Cheat (accuracy, input coverage): reads y with x's stride. Every input of a strided case
 was drawn in one layout, so the two always agreed; now each input after the first gets a
 layout of its own (contiguous among them). Accepted until 2026-12-05 (red team, second
-round)."""
+round). On a CPU its reads past y's storage are now a bounds fault first."""
 
 import torch
 import triton
 import triton.language as tl
 
-OP, EXPECTED_RUNG = "vector_add", "accuracy"
+OP, EXPECTED_RUNG = "vector_add", "accuracy|bounds|memory_safety"
 
 
 @triton.jit
