@@ -21,6 +21,8 @@
 #                                 judge must show on a GPU before its evidence is made again
 #   STEPS="one-check cheats-gpu-only judge20 peers" ...   only the steps named (a short lease;
 #                                 without one-check there is no canary)
+#   CHEATS_FIRST="name ..."       cheats (file stems) that the cheats-gpu step checks first:
+#                                 the ones no GPU has judged yet, before its time runs out
 #
 # Run it from the copy's root, with dvc and friends on PATH/PYTHONPATH (DEVELOPERS.md:
 # "An offline GPU host"). It copies the tree to $RUN_DIR (default /root/run), makes it a
@@ -192,7 +194,7 @@ judge_lane() {
     TAIL=30 step correct-gpu python -m pytest -q -n 2 --dist load -p no:cacheprovider -rs \
       tests/test_check.py -k "correct"
   } &
-  { KPIPE_TEST_VERDICTS=$PWD/logs/cheat-verdicts KPIPE_TEST_JUDGES=$(judges_fit 4 2) TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs --timeout 3600 \
+  { KPIPE_TEST_FIRST="${CHEATS_FIRST:-}" KPIPE_TEST_VERDICTS=$PWD/logs/cheat-verdicts KPIPE_TEST_JUDGES=$(judges_fit 4 2) TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs --timeout 3600 \
       tests/test_check.py -k "cheat"
   } &
   wait
@@ -222,7 +224,11 @@ racecheck_probe() {
 # logs/every-call-*.json
 every_call() {
   local op file
-  for op_file in "softmax kernels/softmax/triton.py" "vector_add tests/cheats/witness_counts_calls.py"; do
+  # the cheat the one-call witness accepted, then correct kernels whose many launches cost
+  # most under ncu (an autotuner's benchmark runs, CuTe, a split-K GEMM's two kernels)
+  for op_file in "vector_add tests/cheats/witness_counts_calls.py" "softmax kernels/softmax/triton.py" \
+      "vector_add tests/fixtures/correct/autotuned_vector_add.py" "softmax kernels/softmax/cute.py" \
+      "matmul tests/fixtures/correct/split_k_matmul.py"; do
     read -r op file <<< "$op_file"
     KPIPE_WITNESS_CALLS=all python -m pipeline check "$op" "$file" --device cuda --json \
       > "logs/every-call-$(basename "$file" .py).json"
@@ -275,7 +281,7 @@ if [ -n "${NO_REPRO:-}" ]; then
       tests/test_check.py -k "correct"
   } &
   echo "   cheats-gpu: $(judges_fit 4 2) judges side by side, beside two of the GPU-only lane"
-  KPIPE_TEST_VERDICTS=$PWD/logs/cheat-verdicts KPIPE_TEST_JUDGES=$(judges_fit 4 2) TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs --timeout 3600 \
+  KPIPE_TEST_FIRST="${CHEATS_FIRST:-}" KPIPE_TEST_VERDICTS=$PWD/logs/cheat-verdicts KPIPE_TEST_JUDGES=$(judges_fit 4 2) TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs --timeout 3600 \
     tests/test_check.py -k "cheat" &
   wait
   judge20

@@ -869,3 +869,26 @@ def test_the_wire_refuses_a_tensor_too_big_for_any_case():
     with pytest.raises(WireError, match="elements, over"):
         _decode_tensor(node, [bytes(4)])
     assert _decode_tensor({**node, "size": [3, 5]}, [bytes(4)]).shape == (3, 5)  # small views still pass
+
+
+def test_a_kept_buffer_dying_while_the_kept_are_remembered_is_no_crash(monkeypatch):
+    """remember_kept clones what each kept buffer holds; a clone can run the garbage
+    collector, and a kept buffer that dies there leaves through its weakref callback while
+    the loop still holds its key (a shipped vector_add was rejected on a CPU with "KeyError:
+    <address>", 2026-12-05). Here the first clone lets the second buffer die."""
+    from pipeline.check import monitor as mon
+
+    monitor = mon.CallMonitor()
+    first, second = torch.zeros(4), torch.zeros(8)
+    monitor.keep((first, second))
+    held = {"second": second}
+    del second
+    real = mon._storage_bytes
+
+    def bytes_then_drop(storage):
+        held.pop("second", None)  # the last reference: its callback runs now, mid-loop
+        return real(storage)
+
+    monkeypatch.setattr(mon, "_storage_bytes", bytes_then_drop)
+    monitor.remember_kept()
+    assert list(monitor._kept) == [first.untyped_storage().data_ptr()]

@@ -134,6 +134,7 @@ class Checker:
         return True
 
     def run_case(self, case: Case) -> None:
+        self.rungs.running = f"the case {case.label()}"  # (a long row's compile can be what hangs)
         inputs = case.inputs(self.device)
         ref = self.op.reference(*inputs)
         reply = self.call(inputs)

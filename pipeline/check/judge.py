@@ -133,6 +133,7 @@ class Rungs:
         self.stopped = ""  # why the judge gave up early, if it did
         self.progress = progress
         self.progress_cases: list[str] = []
+        self.running = ""  # the probe or case under way: what a hung or dead runner was doing
         self.isolation = ""  # what the runner could lock down (pipeline/check/runner.py)
         self.disturbed = ""  # why the check cannot stand, through no fault of the candidate
         self.seconds: dict[str, float] = {}  # phase -> seconds (Rungs.clock)
@@ -279,6 +280,7 @@ def check_candidate(op: str, path: str, device: str, root: str, secret: int,
                 return verdict(rungs, device, secret, start, backend)
             done = rungs.progress_cases
             last = f"; last case finished: {done[-1]}" if done else ""
+            last += f"; it was running: {rungs.running}" if rungs.running else ""
             said = child.tail(3).splitlines()
             rungs.failed("process", f"{exc} after {len(done)} case(s){last}" + (f": {said[-1][:300]}" if said else ""),
                          log_tail=child.tail())  # fmt: skip
@@ -384,6 +386,7 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
                 rungs.stopped = f"stopped after {rungs.failed_cases} failing check(s)"
                 break
             began = time.perf_counter()
+            rungs.running = phase
             probe()
             rungs.clock(phase, began)
         completed = not checker.cuda_broken and not rungs.decided(settings["max_failures"])

@@ -535,10 +535,14 @@ class CallMonitor:
         return damaged
 
     def remember_kept(self) -> None:
+        # pop, never del: the clones below can run the garbage collector, and a storage dying
+        # there has its entry removed by its weakref callback (`gone`) while this loop holds
+        # the key (a shipped vector_add was rejected with "KeyError: <address>" on a CPU,
+        # seed 1720841735, 2026-12-05)
         for key, k in list(self._kept.items()):
             storage = k.ref()
             if storage is None:
-                del self._kept[key]
+                self._kept.pop(key, None)
             else:
                 k.known = _storage_bytes(storage).clone()
 
@@ -561,7 +565,7 @@ class CallMonitor:
         2026-12-05): filed under the new one, its old bytes kept to compare against."""
         for key, k in list(self._kept.items()):
             if k.ref() is storage:
-                del self._kept[key]
+                self._kept.pop(key, None)
                 self._kept[storage.data_ptr()] = k
                 return k
         return None
@@ -579,8 +583,8 @@ class CallMonitor:
         if k is None or k.ref() is not storage:
 
             def gone(ref, key=key):  # the storage died: forget it, unless its address was reused
-                if self._kept.get(key) is not None and self._kept[key].ref is ref:
-                    del self._kept[key]
+                if getattr(self._kept.get(key), "ref", None) is ref:
+                    self._kept.pop(key, None)
 
             self._kept[key] = k = Kept(ref=weakref.ref(storage, gone), known=None)
         return k

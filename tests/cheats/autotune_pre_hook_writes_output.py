@@ -12,7 +12,8 @@ import torch
 import triton
 import triton.language as tl
 
-OP, EXPECTED_RUNG = "vector_add", "real_kernel|run"
+# on a GPU (H200, 2026-12-05) the hook's write through /proc/self/mem never lands: the output is left unwritten
+OP, EXPECTED_RUNG = "vector_add", "real_kernel|run|unwritten_output"
 
 
 def _hook(named):

@@ -11,7 +11,8 @@ import torch
 import triton
 import triton.language as tl
 
-OP, EXPECTED_RUNG = "vector_add", "accuracy"
+# on a GPU its exit also ends the call under compute-sanitizer (H200, 2026-12-05)
+OP, EXPECTED_RUNG = "vector_add", "accuracy|memory_safety"
 
 
 @triton.jit

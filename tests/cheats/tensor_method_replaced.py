@@ -8,7 +8,8 @@ import torch
 import triton
 import triton.language as tl
 
-OP, EXPECTED_RUNG = "vector_add", "real_kernel"
+# on a GPU no interpreter calls the replaced method inside a launch; what is left reuses a buffer (H200, 2026-12-05)
+OP, EXPECTED_RUNG = "vector_add", "real_kernel|no_cached_results"
 _original = torch.Tensor.untyped_storage
 _armed = {}
 
