@@ -892,3 +892,22 @@ def test_a_kept_buffer_dying_while_the_kept_are_remembered_is_no_crash(monkeypat
     monkeypatch.setattr(mon, "_storage_bytes", bytes_then_drop)
     monitor.remember_kept()
     assert list(monitor._kept) == [first.untyped_storage().data_ptr()]
+
+
+def test_under_inference_mode_an_op_made_of_others_is_judged_by_those():
+    """torch.inference_mode() hands the watch composite ops whole (broadcast_tensors, a no-op
+    .float(), type_as, split into sizes): judged by what they break into, so views and no-op
+    casts pass (a correct wrapper was rejected for them, 2026-12-05) while a composite that
+    computes (linear, softmax) is still torch compute."""
+    from pipeline.check.monitor import CallMonitor
+
+    x, y, w = torch.randn(4, 8), torch.randn(4, 8), torch.randn(8, 8)
+    monitor = CallMonitor()
+    with torch.inference_mode(), monitor.call() as rec:
+        a, b = torch.broadcast_tensors(x, y)
+        a.float().type_as(b).movedim(0, 1)
+        torch.split(a, [1, 3])
+        assert rec.torch_ops == []
+        torch.nn.functional.linear(x, w)
+        torch.softmax(x, dim=-1)
+    assert len(rec.torch_ops) == 2 and "softmax" in rec.torch_ops[1], rec.torch_ops

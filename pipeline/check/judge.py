@@ -217,6 +217,10 @@ def believed(loaded: dict, path: Path) -> dict:
             out["backend"] = "triton" if imports("triton") else "unknown"
     if out.get("autotuned") and "autotune" not in source:
         out["autotuned"] = False
+    # the judge's own reading, not the runner's word: every libdevice function returns None
+    # in Triton's interpreter (3.9: "cannot convert None ... to tensor"), a correct kernel's
+    # failure there, not the kernel's (helper red team, 2026-12-05)
+    out["libdevice"] = re.search(r"\blibdevice\b", source) is not None
     # Only a DSL's own top-level name is looked up, never a name the runner makes up:
     # find_spec("a.b") imports package "a", and a name such as kernels.OP.FILE.x ran the
     # candidate's file in this process (red team, 2026-12-05: its import rewrote the rungs).
@@ -226,7 +230,7 @@ def believed(loaded: dict, path: Path) -> dict:
     return out
 
 
-def can_run(backend: str, device: str, dtype, autotuned: bool = False) -> str | None:
+def can_run(backend: str, device: str, dtype, autotuned: bool = False, libdevice: bool = False) -> str | None:
     """None if this dtype can be checked here, else why it needs a GPU."""
     import torch
 
@@ -238,6 +242,8 @@ def can_run(backend: str, device: str, dtype, autotuned: bool = False) -> str | 
         return "TileLang's C target (what runs it on a CPU) has no bf16: needs a GPU"
     if autotuned:
         return "Triton's interpreter cannot run @triton.autotune (no active driver): needs a GPU"
+    if backend == "triton" and libdevice:
+        return "Triton's interpreter runs no libdevice function (each returns None there): needs a GPU"
     if backend == "triton" and dtype == torch.bfloat16:
         return "Triton's interpreter cannot do bf16 arithmetic (triton#11584, #10945): needs a GPU"
     return None
@@ -319,10 +325,15 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
         return None
     rungs.passed("import")
     want = op.n_inputs
-    if loaded["positional"] != want or loaded["var_positional"] or loaded["required_keyword"]:
+    # callable with the reference's inputs, in order: extra parameters need defaults (a
+    # correct `kernel(x, weight, eps=1e-6)` was rejected here, helper red team 2026-12-05)
+    takes = loaded["required_positional"] <= want and (
+        loaded["positional"] >= want or loaded["var_positional"]
+    )
+    if not takes or loaded["required_keyword"]:
         rungs.failed("signature", f"kernel{loaded['signature']} does not match reference"
                      f"{op.signature} in references/{op.name}.py (it must take the same {want} "
-                     "input(s), in order)")  # fmt: skip
+                     "input(s), in order; any other parameter needs a default)")  # fmt: skip
         return loaded["backend"]
     rungs.passed("signature")
     if device == "cuda":
@@ -336,7 +347,7 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
     cases = plan_cases(op, secret, settings, device)
     runnable = []
     for case in cases:
-        why = can_run(loaded["backend"], device, case.dtype, loaded["autotuned"])
+        why = can_run(loaded["backend"], device, case.dtype, loaded["autotuned"], loaded["libdevice"])
         if why:
             rungs.needs_gpu(case.rung, why)
         else:

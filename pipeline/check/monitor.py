@@ -76,6 +76,9 @@ HARMLESS = {
     "_reshape_alias",
     "unbind",
     "split",
+    "split_with_sizes",  # torch.split(x, [sizes])
+    "unsafe_split",
+    "unsafe_split_with_sizes",
     "chunk",
     "narrow",
     "view_as",
@@ -335,6 +338,14 @@ class _Watch(TorchDispatchMode):
             # copy_ between devices is not: it carries data to host code and back.
             return self.monitor.moved(name, args, func(*args, **kwargs))
         if name not in HARMLESS:
+            # An op torch writes in terms of others (broadcast_tensors, to, type_as, movedim)
+            # reaches the watch whole under torch.inference_mode(), where it is otherwise
+            # broken up first: judged by the ops it breaks into (a correct kernel's wrapper
+            # was rejected for its broadcast_tensors: helper red team, 2026-12-05).
+            with _Watch(self.monitor):
+                result = func.decompose(*args, **kwargs)
+            if result is not NotImplemented:
+                return result
             rec.torch_ops.append(str(func.name()) if hasattr(func, "name") else name)
         return func(*args, **kwargs)
 

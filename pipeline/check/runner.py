@@ -77,6 +77,10 @@ class Runner:
             "backend": backend,
             "signature": str(inspect.signature(kernel)),
             "positional": sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params),
+            "required_positional": sum(
+                p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+                for p in params
+            ),
             "var_positional": any(p.kind == p.VAR_POSITIONAL for p in params),
             "required_keyword": any(p.kind == p.KEYWORD_ONLY and p.default is p.empty for p in params),
             "autotuned": any(type(v).__name__ == "Autotuner" for v in vars(module).values()),
