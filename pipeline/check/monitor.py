@@ -342,8 +342,11 @@ class _Watch(TorchDispatchMode):
             # reaches the watch whole under torch.inference_mode(), where it is otherwise
             # broken up first: judged by the ops it breaks into (a correct kernel's wrapper
             # was rejected for its broadcast_tensors: helper red team, 2026-12-05).
-            with _Watch(self.monitor):
-                result = func.decompose(*args, **kwargs)
+            try:
+                with _Watch(self.monitor):
+                    result = func.decompose(*args, **kwargs)
+            except Exception:  # (torch's own breaking-up failed: judged whole, as before)
+                result = NotImplemented
             if result is not NotImplemented:
                 return result
             rec.torch_ops.append(str(func.name()) if hasattr(func, "name") else name)
