@@ -95,6 +95,29 @@ def test_signature_that_differs_from_the_reference(scratch_project):
         load_candidate(op, path, scratch_project)
 
 
+@pytest.mark.parametrize(
+    "signature, takes",
+    [("x, weight", True), ("x, weight, eps=1e-6", True), ("*inputs", True), ("x, *rest", True),
+     ("x, weight, *, eps=1e-6", True), ("x", False), ("x, weight, eps", False),
+     ("x, weight, *, eps", False)],
+)  # fmt: skip
+def test_a_kernel_takes_the_references_inputs_with_any_other_parameter_defaulted(
+    scratch_project, signature, takes
+):
+    """The compile stage's check and the judge's (one rule: takes_inputs): callable with the
+    reference's inputs in order; a parameter beyond them needs a default (a correct
+    kernel(x, weight, eps=1e-6) was rejected, 2026-12-05)."""
+    (scratch_project / "kernels" / "rmsnorm").mkdir()
+    path = scratch_project / "kernels" / "rmsnorm" / "sig.py"
+    path.write_text(f'"""Signature {signature}."""\n\ndef kernel({signature}):\n    return None\n')
+    op = load_op("rmsnorm", scratch_project)
+    if takes:
+        load_candidate(op, path, scratch_project)
+    else:
+        with pytest.raises(ProblemError, match="any other parameter needs a default"):
+            load_candidate(op, path, scratch_project)
+
+
 def test_kernel_file_that_does_not_import(scratch_project):
     (scratch_project / "kernels" / "softmax").mkdir()
     path = scratch_project / "kernels" / "softmax" / "broken.py"

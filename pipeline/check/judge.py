@@ -52,7 +52,7 @@ from pathlib import Path
 from pipeline.check.checker import Checker, load_request, runner
 from pipeline.check.outside import both_tools
 from pipeline.check.plan import Case, plan_cases
-from pipeline.core.problem import DSL_PACKAGES  # missing ones make a candidate unverified here
+from pipeline.core.problem import DSL_PACKAGES, takes_inputs  # missing DSL_PACKAGES: unverified here
 from pipeline.core.sandbox import Child, ChildDied, trusted_parent
 
 PRIORITY = (
@@ -325,12 +325,8 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
         return None
     rungs.passed("import")
     want = op.n_inputs
-    # callable with the reference's inputs, in order: extra parameters need defaults (a
-    # correct `kernel(x, weight, eps=1e-6)` was rejected here, helper red team 2026-12-05)
-    takes = loaded["required_positional"] <= want and (
-        loaded["positional"] >= want or loaded["var_positional"]
-    )
-    if not takes or loaded["required_keyword"]:
+    if not takes_inputs(want, loaded["required_positional"], loaded["positional"], loaded["var_positional"],
+                        loaded["required_keyword"]):  # fmt: skip
         rungs.failed("signature", f"kernel{loaded['signature']} does not match reference"
                      f"{op.signature} in references/{op.name}.py (it must take the same {want} "
                      "input(s), in order; any other parameter needs a default)")  # fmt: skip
