@@ -23,6 +23,8 @@
 #                                 without one-check there is no canary)
 #   CHEATS_FIRST="name ..."       cheats (file stems) that the cheats-gpu step checks first:
 #                                 the ones no GPU has judged yet, before its time runs out
+#   CHEATS_ONLY="name ..."        the cheats-gpu step checks these alone (the others' tests
+#                                 skip, saying so): the ones whose verdict a change is about
 #
 # Run it from the copy's root, with dvc and friends on PATH/PYTHONPATH (DEVELOPERS.md:
 # "An offline GPU host"). It copies the tree to $RUN_DIR (default /root/run), makes it a
@@ -194,7 +196,7 @@ judge_lane() {
     TAIL=30 step correct-gpu python -m pytest -q -n 2 --dist load -p no:cacheprovider -rs \
       tests/test_check.py -k "correct"
   } &
-  { KPIPE_TEST_FIRST="${CHEATS_FIRST:-}" KPIPE_TEST_VERDICTS=$PWD/logs/cheat-verdicts KPIPE_TEST_JUDGES=$(judges_fit 4 2) TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs --timeout 3600 \
+  { KPIPE_TEST_FIRST="${CHEATS_FIRST:-}" KPIPE_TEST_ONLY="${CHEATS_ONLY:-}" KPIPE_TEST_VERDICTS=$PWD/logs/cheat-verdicts KPIPE_TEST_JUDGES=$(judges_fit 4 2) TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs --timeout 3600 \
       tests/test_check.py -k "cheat"
   } &
   wait
@@ -263,10 +265,12 @@ if [ -n "${NO_REPRO:-}" ]; then
   # judges, six at a time (ten side by side ran out of GPU memory on 2026-12-03): every cheat
   # and the correct fixtures (all passed on 2026-12-04-d), 20 checks of a softmax, the
   # wrapped peers, the timing cheats through the bench.
-  # The witness replaying every call (KPIPE_WITNESS_CALLS=all, not yet the default): what it
-  # costs a correct softmax's check, and whether it rejects the cheat the one-call witness
-  # accepted (2026-12-05-f).
-  TAIL=6 step every-call every_call
+  # The witness replaying every call (the default since 2026-12-05-h; the step names it):
+  # what it costs kernels of many launches, and the cheat the one-call witness accepted.
+  # beside the judge lanes when the judges are alone (its replays wait for ncu's lock, its
+  # other rungs need not): ~5 checks of ~60 s one after another
+  if [ -n "${SKIP_TIMING_BENCHMARKS:-}" ]; then TAIL=6 step every-call every_call & else
+    TAIL=6 step every-call every_call; fi
   if [ -z "${SKIP_TIMING_BENCHMARKS:-}" ]; then   # SKIP_TIMING_BENCHMARKS=1: the judges alone
     TAIL=40 step loop-demo bash benchmarks/loop_demo.sh /tmp/loop-demo
     TAIL=12 step loop-latency bash -c 'rm -rf /tmp/loop-latency && cp -a . /tmp/loop-latency &&
@@ -280,13 +284,15 @@ if [ -n "${NO_REPRO:-}" ]; then
     TAIL=30 step correct-gpu python -m pytest -q -n 2 --dist load -p no:cacheprovider -rs \
       tests/test_check.py -k "correct"
   } &
-  echo "   cheats-gpu: $(judges_fit 4 2) judges side by side, beside two of the GPU-only lane"
-  KPIPE_TEST_FIRST="${CHEATS_FIRST:-}" KPIPE_TEST_VERDICTS=$PWD/logs/cheat-verdicts KPIPE_TEST_JUDGES=$(judges_fit 4 2) TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs --timeout 3600 \
-    tests/test_check.py -k "cheat" &
+  others=2; [ -z "${STEPS:-}" ] || [[ " $STEPS " == *" every-call "* ]] && others=3  # every-call's judge
+  echo "   cheats-gpu: $(judges_fit 4 $others) judges side by side, beside $((others - 1))-$others others"
+  { KPIPE_TEST_FIRST="${CHEATS_FIRST:-}" KPIPE_TEST_ONLY="${CHEATS_ONLY:-}" KPIPE_TEST_VERDICTS=$PWD/logs/cheat-verdicts KPIPE_TEST_JUDGES=$(judges_fit 4 $others) TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs --timeout 3600 \
+      tests/test_check.py -k "cheat"
+    TAIL=12 step peers env NO_STAGES=1 SHIPPED= CHEATS= FIXTURES="tests/fixtures/peers/*.py" \
+      bash benchmarks/gpu_judge_probe.sh logs/peers
+  } &
   wait
   judge20
-  TAIL=12 step peers env NO_STAGES=1 SHIPPED= CHEATS= FIXTURES="tests/fixtures/peers/*.py" \
-    bash benchmarks/gpu_judge_probe.sh logs/peers
   TAIL=12 step gpu-tests python -m pytest -q -m gpu -rs -p no:cacheprovider --ignore tests/test_cheats_gpu.py
   TAIL=16 step racecheck racecheck_probe
   tar czf results.tgz logs && touch DONE

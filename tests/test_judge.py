@@ -911,3 +911,17 @@ def test_under_inference_mode_an_op_made_of_others_is_judged_by_those():
         torch.nn.functional.linear(x, w)
         torch.softmax(x, dim=-1)
     assert len(rec.torch_ops) == 2 and "softmax" in rec.torch_ops[1], rec.torch_ops
+
+
+def test_the_runner_reports_a_changed_output_then_lets_go_of_what_it_kept_at_the_audit():
+    """The audit is the judge's last call to the runner of the cases: it still names a
+    returned output changed since, then drops its copies (the witness's runner, replaying
+    the whole plan next, needs the GPU memory)."""
+    from pipeline.check.runner import Runner
+
+    runner = Runner("cpu")
+    out, kept = torch.ones(3), torch.ones(3)
+    runner.audited, runner.held, runner.last_inputs = [(1, out, kept)], [(out, kept)], (out,)
+    out[1] = 2.0  # handed out again after it was returned
+    assert runner.audit() == [1]
+    assert (runner.audited, runner.held, runner.last_inputs, runner.audited_bytes) == ([], [], (), 0)

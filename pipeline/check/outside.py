@@ -49,6 +49,7 @@ def both_tools(op, path: str, sanitize: Case | None, witness: Case, rungs, repla
     the witness's only where memcheck found no fault (one after the other, a fault stopped
     the judge before the witness). phase_seconds keeps each tool's own time. `replay`: the
     witness's runner is asked every call the runner of the cases was (kernel_witness)."""
+    _let_go_of_the_cases()
     held = {"memory_safety": Held(), "kernel_witness": Held()}
 
     def timed(name, tool, case):
@@ -67,6 +68,19 @@ def both_tools(op, path: str, sanitize: Case | None, witness: Case, rungs, repla
     held["memory_safety"].enter(rungs)
     if not held["memory_safety"].found_fault():
         held["kernel_witness"].enter(rungs)
+
+
+def _let_go_of_the_cases() -> None:
+    """The judge's cached GPU memory goes back before the tools start their runners (the
+    runner of the cases let go of its own at the audit): four judges side by side, each
+    with its witness replaying the whole plan, ran out of an H100's memory (2026-12-05-h)."""
+    import gc
+
+    import torch
+
+    gc.collect()
+    if torch.cuda.is_initialized():
+        torch.cuda.empty_cache()
 
 
 class Held:

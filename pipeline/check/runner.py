@@ -22,12 +22,15 @@ Requests and replies:
       False runs kernel() under a light watch (all a full watch sees, but no poison and no
       red zones: record "light"); its output is judged all the same.
   {"cmd": "audit"} -> {"changed": [call numbers]}: the calls whose returned output has
-      changed since (every output is kept, up to AUDITED_BYTES)
+      changed since (every output is kept, up to AUDITED_BYTES); the judge's last call to
+      this runner, so what it kept is then let go (the witness's runner that comes next
+      replays the whole plan and needs the GPU memory)
   {"cmd": "exit"}
 """
 
 from __future__ import annotations
 
+import gc
 import inspect
 import sys
 import traceback
@@ -166,7 +169,21 @@ class Runner:
             import torch
 
             torch.cuda.synchronize()
-        return [n for n, out, kept in self.audited if not same_bytes(out, kept)]
+        changed = [n for n, out, kept in self.audited if not same_bytes(out, kept)]
+        self.release()
+        return changed
+
+    def release(self) -> None:
+        """Let go of the outputs and inputs kept for the judge's probes, and of torch's cache
+        of them: four judges side by side, each with its witness replaying the whole plan,
+        ran out of an H100's memory (2026-12-05-h)."""
+        self.audited, self.held, self.last_inputs = [], [], ()
+        self.audited_bytes = 0
+        gc.collect()
+        if self.device == "cuda":
+            import torch
+
+            torch.cuda.empty_cache()
 
 
 def _gpu_witness():

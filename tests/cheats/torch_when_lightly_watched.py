@@ -2,7 +2,12 @@
 storage is larger than asked (its red zone), under the light watch it is not; there the
 kernel computes with torch, its dispatcher bypassed, and launches nothing, which the light
 watch allowed. Accepted until 2026-12-05 (red team, second round): the light watch now
-follows allocations and asks for a launch on a CPU, as the full one does."""
+follows allocations and asks for a launch on a CPU, as the full one does. On a GPU a light
+call runs no CUPTI (it would show), so only the witness outside the process can see its
+torch kernels: ACCEPTED on an H100 by the one-call witness, whose one call is a watched
+one; rejected at real_kernel once the witness replays every call, light ones included
+(2026-12-05-h: ncu named torch's own kernels, "void at::<unnamed>::cunn..."), the judge's
+default since."""
 
 import torch
 import triton

@@ -3,9 +3,9 @@ rewrites_runner_watch.py (imported from beside this file), and a Triton kernel a
 first call each process makes; every later call adds with torch. The kernel witness (the
 judge's runner under Nsight Compute) makes one call, so it only ever sees the Triton
 kernel; the runner of the cases makes dozens, and its record says nothing. README, known
-gaps: ACCEPTED on an H100 (2026-12-05-f, its GPU test failed) by the one-call witness; the
-witness replaying every call (KPIPE_WITNESS_CALLS=all, not yet the default) is meant to
-reject it: not yet run on a GPU."""
+gaps: ACCEPTED on an H100 by the one-call witness (2026-12-05-f and -h, its GPU test
+failed); rejected at real_kernel by the witness replaying every call (ncu saw torch's
+elementwise kernels: H100, 2026-12-05-h), which is the judge's default since."""
 
 import sys
 
