@@ -13,7 +13,7 @@ import torch
 
 from pipeline.check.accuracy import compare
 from pipeline.check.judge import DEFAULTS, Rungs, verdict, workspace_hashes
-from pipeline.check.plan import non_contiguous, plan_cases
+from pipeline.check.plan import Case, non_contiguous, plan_cases
 from pipeline.core.problem import load_op
 from tests.conftest import REPO
 
@@ -229,15 +229,46 @@ def test_a_copy_between_devices_is_not_a_layout_move():
     assert not _one_dtype_one_device((host, torch.empty(4, dtype=torch.float16)))
 
 
-def _real_kernel_verdict(gpu_kernels, launches=1):
+def _gpu_checker():
     from pipeline.check.judge import Checker
 
-    checker = Checker.__new__(Checker)
-    checker.rungs = Rungs()
-    record = dict(launches=launches, gpu_kernels=gpu_kernels, torch_ops=[], host_views=[], threads=[],
-                  output_problem=None)  # fmt: skip
-    checker.check_real_kernel(record, None)
+    checker = Checker.__new__(Checker)  # no runner: only the records' rungs are asked
+    checker.rungs, checker.device = Rungs(), "cuda"
+    checker.launchless_light, checker.hidden_launch_path = [], False
+    return checker
+
+
+def _record(launches=1, gpu_kernels=(), light=False):
+    return dict(launches=launches, gpu_kernels=list(gpu_kernels), torch_ops=[], host_views=[], threads=[],
+                output_problem=None, light=light)  # fmt: skip
+
+
+def _real_kernel_verdict(gpu_kernels, launches=1):
+    checker = _gpu_checker()
+    checker.check_real_kernel(_record(launches, gpu_kernels), None)
     return checker.rungs.rungs["real_kernel"]
+
+
+def test_light_calls_that_launch_nothing_are_rejected_unless_a_watched_call_launched_unseen():
+    """(GPU) A light call runs no CUPTI, so launching nothing there is only judged once every
+    call is made: rejected where every watched call launched what the watch saw (a kernel
+    that computes with torch, its dispatcher bypassed, where it is not watched), kept where
+    some watched call launched only what CUPTI saw (a library's own launch path)."""
+    case = Case("random_shapes", torch.float32, {"M": 3, "N": 5}, 7, lambda *a, **k: ())
+    checker = _gpu_checker()
+    checker.check_real_kernel(_record(1, ["softmax_kernel"]), case)
+    checker.check_real_kernel(_record(0, light=True), case)
+    assert checker.rungs.rungs["real_kernel"]["ok"] is True  # not yet: decided at the end
+    checker.check_light_calls()
+    rung = checker.rungs.rungs["real_kernel"]
+    assert rung["ok"] is False and "1 unwatched call(s) nothing was launched" in rung["reason"]
+
+    library = _gpu_checker()
+    library.check_real_kernel(_record(1, ["softmax_kernel"]), case)  # ours, for rows it refuses
+    library.check_real_kernel(_record(0, ["kernel_cutlass_softmax_0"]), case)  # its own path
+    library.check_real_kernel(_record(0, light=True), case)
+    library.check_light_calls()
+    assert library.rungs.rungs["real_kernel"]["ok"] is True
 
 
 def test_the_gpu_witness_rejects_data_read_to_the_host_and_counts_no_copy_as_a_kernel():

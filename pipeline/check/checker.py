@@ -106,6 +106,11 @@ class Checker:
         )  # (0: no call before it)
         self.calls = 0
         self.cuda_broken = False
+        # (GPU) light calls that launched nothing the watch saw, and whether any watched call
+        # did so too with CUPTI naming a kernel of the candidate's (a library's own launch
+        # path): decided once every call is made (check_light_calls)
+        self.launchless_light: list[str] = []
+        self.hidden_launch_path = False
 
     def call(self, inputs, poison=POISON_1, watch: bool | None = None, into: bool = False,
              again: bool = False, warm: int = 0, keep_warm: int | None = None) -> dict:  # fmt: skip
@@ -183,6 +188,11 @@ class Checker:
         transfers = [k for k in gpu if transfer(k)]  # CUPTI's copies and fills: not kernels
         own = [k for k in gpu if not torch_kernel(k) and not transfer(k)]
         torch_ran = torch_compute(gpu)
+        if self.device == "cuda" and record["launches"] == 0:
+            if unseen_launches:
+                self.launchless_light.append(case.label())
+            elif own:
+                self.hidden_launch_path = True
         to_host = [k for k in transfers if "DtoH" in k]
         if record["launches"] == 0 and not own and not unseen_launches:
             why = "no Triton or CuTe kernel was launched"
@@ -278,9 +288,24 @@ class Checker:
                           f"never written: they hold the poison (first at flat index {int(flat[0])})",
                           case)  # fmt: skip
 
+    def check_light_calls(self) -> None:
+        """(GPU) A light call runs no CUPTI, so one that launched nothing the watch saw is not
+        rejected when it is made: a library's own launch path (Quack's CuTe kernels) shows
+        only there. It is, once every call is made, when no watched call ever launched
+        unseen: then the candidate launches where it is watched and computes otherwise where
+        it is not (tests/cheats/torch_when_lightly_watched.py, accepted on an H100 by the
+        one-call kernel witness, 2026-12-05-h)."""
+        if self.launchless_light and not self.hidden_launch_path:
+            self.rungs.failed("real_kernel", "no kernel computed the output: in "
+                              f"{len(self.launchless_light)} unwatched call(s) nothing was launched "
+                              f"(first: {self.launchless_light[0]}), though every watched call "
+                              "launched a kernel the watch saw")  # fmt: skip
+
     def audit_outputs(self) -> None:
         """After the last call: every output the candidate returned still holds what it held
-        then (an output pool that hands a buffer out again more than a few calls later)."""
+        then (an output pool that hands a buffer out again more than a few calls later);
+        and the light calls' launches (check_light_calls)."""
+        self.check_light_calls()
         changed = self.runner.ask({"cmd": "audit"}).get("changed") or []
         if changed:
             self.rungs.failed("no_cached_results", f"the output of call {changed[0]} had changed by the end of "

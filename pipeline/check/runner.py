@@ -179,10 +179,10 @@ class Runner:
         ran out of an H100's memory (2026-12-05-h)."""
         self.audited, self.held, self.last_inputs = [], [], ()
         self.audited_bytes = 0
-        gc.collect()
-        if self.device == "cuda":
+        if self.device == "cuda":  # (on a CPU memory is not what runs short, and gc costs time)
             import torch
 
+            gc.collect()
             torch.cuda.empty_cache()
 
 

@@ -7,7 +7,8 @@ call runs no CUPTI (it would show), so only the witness outside the process can 
 torch kernels: ACCEPTED on an H100 by the one-call witness, whose one call is a watched
 one; rejected at real_kernel once the witness replays every call, light ones included
 (2026-12-05-h: ncu named torch's own kernels, "void at::<unnamed>::cunn..."), the judge's
-default since."""
+default since. Inside the process too since: light calls that launch nothing are rejected
+once every call is made, unless a watched call launched only what CUPTI saw."""
 
 import torch
 import triton
