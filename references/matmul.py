@@ -40,7 +40,9 @@ def make_inputs(seed, device, dtype, M, N, K):
 # Large magnitudes: partial sums far past fp16's 65504 for bf16 and fp32 inputs, so an
 # fp16 accumulator overflows; fp16 inputs stay where fp16 outputs can hold the result.
 def large_magnitude(seed, device, dtype, M, N, K):
-    scale = {torch.float16: 4.0, torch.bfloat16: 300.0}.get(dtype, 1000.0)
+    # fp32: elements past fp16's range themselves (fp32 emulated with a hi/lo pair of fp16
+    # passed at 1000: red team, 2026-12-05)
+    scale = {torch.float16: 4.0, torch.bfloat16: 300.0}.get(dtype, 1e5)
     a = randn(seed, (M, K), device=device, dtype=dtype, scale=scale)
     b = randn(seed + 1, (K, N), device=device, dtype=dtype, scale=scale)
     return a, b
@@ -58,7 +60,17 @@ def specials(seed, device, dtype, M, N, K):
     )
 
 
-ADVERSARIAL = {"large_magnitude": large_magnitude, "specials": specials}
+# Small magnitudes: products below fp16's smallest normal (6e-5) for fp32 and bf16 inputs, so
+# an fp16 accumulator or an fp16 hi/lo emulation of fp32 loses them (relative error ~26 at
+# 1e-6: red team, 2026-12-05); fp16 inputs stay where fp16 outputs hold the result.
+def small_magnitude(seed, device, dtype, M, N, K):
+    scale = {torch.float16: 0.05}.get(dtype, 1e-6)
+    a = randn(seed, (M, K), device=device, dtype=dtype, scale=scale)
+    b = randn(seed + 1, (K, N), device=device, dtype=dtype, scale=scale)
+    return a, b
+
+
+ADVERSARIAL = {"large_magnitude": large_magnitude, "small_magnitude": small_magnitude, "specials": specials}
 
 
 def output_scale(a, b):

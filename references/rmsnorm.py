@@ -36,6 +36,11 @@ TOLERANCE = {
 }
 
 
+# A zero out is x * r * weight with r > 0: its sign is sign(x) * sign(weight), as IEEE
+# multiplication gives whatever the order (the specials family puts -0.0 in x).
+SIGNED_ZEROS = True
+
+
 def make_inputs(seed, device, dtype, M, N, scale=1.0):
     x = randn(seed, (M, N), device=device, dtype=dtype, scale=scale)
     weight = randn(seed + 1, (N,), device=device, dtype=dtype, scale=0.5, shift=1.0)
@@ -55,7 +60,7 @@ def tiny(seed, device, dtype, M, N):
 def specials(seed, device, dtype, M, N):
     x, w = make_inputs(seed, device, dtype, M, N)
     return with_specials(
-        x, seed, share=0.5 / max(1, N), values=(float("nan"), float("inf"), float("-inf"))
+        x, seed, share=0.5 / max(1, N), values=(float("nan"), float("inf"), float("-inf"), -0.0)
     ), w
 
 

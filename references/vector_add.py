@@ -32,7 +32,21 @@ def specials(seed, device, dtype, n):
     return with_specials(x, seed), with_specials(y, seed + 1)
 
 
-ADVERSARIAL = {"specials": specials}
+# Zeros whose sign IEEE addition fixes: -0.0 + -0.0 is -0.0, x + -x is +0.0 (a kernel that
+# made every zero +0.0, as a flush to zero does, passed: red team, 2026-12-05).
+SIGNED_ZEROS = True
+
+
+def signed_zeros(seed, device, dtype, n):
+    x, y = make_inputs(seed, device, dtype, n)
+    gen = torch.Generator(device="cpu").manual_seed(seed ^ 0x2E80)
+    pick = torch.randint(0, 3, (n,), generator=gen).to(device)  # 0: both -0.0, 1: y = -x, 2: as drawn
+    x = torch.where(pick == 0, torch.full_like(x, -0.0), x)
+    y = torch.where(pick == 0, torch.full_like(y, -0.0), torch.where(pick == 1, -x, y))
+    return x, y
+
+
+ADVERSARIAL = {"specials": specials, "signed_zeros": signed_zeros}
 
 
 def reference(x, y):

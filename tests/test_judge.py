@@ -956,3 +956,22 @@ def test_the_runner_reports_a_changed_output_then_lets_go_of_what_it_kept_at_the
     out[1] = 2.0  # handed out again after it was returned
     assert runner.audit() == [1]
     assert (runner.audited, runner.held, runner.last_inputs, runner.audited_bytes) == ([], [], (), 0)
+
+
+def test_only_namedtuples_own_new_counts_as_library_code():
+    """namedtuple's __new__ is a lambda exec'd over a namespace of its own, whose one name
+    is tuple.__new__: that one runs as library code inside a launch; a look-alike namespace
+    whose _tuple_new is the candidate's (it ran NumPy inside a launch) does not."""
+    from collections import namedtuple
+
+    from pipeline.check.provenance import library_code
+
+    new = namedtuple("Pair", "a b").__new__
+    assert library_code(new.__code__, new.__globals__)
+    scope = {
+        "_tuple_new": lambda cls, values: print(values),
+        "__builtins__": {},
+        "__name__": "namedtuple_Pair",
+    }
+    forged = eval("lambda _cls, a, b: _tuple_new(_cls, (a, b))", scope)
+    assert not library_code(forged.__code__, forged.__globals__)

@@ -10,6 +10,9 @@ Policy, per dtype, with the numbers in each references/<op>.py TOLERANCE table:
   2. cosine similarity >= min_cossim: direction of the whole output (zeros score 0).
   3. PSNR >= min_psnr_db, with the peak taken as max |ref|.
   4. every element finite.
+  5. where the reference says SIGNED_ZEROS (its -0.0 and +0.0 are exact answers: x + y,
+     x * r * w), a zero output has the reference's sign (a kernel that makes every zero
+     +0.0 passed rules 1-4).
 Why these numbers: one rounding of the output to fp32/fp16/bf16 costs 2^-24/2^-11/2^-8
 relative. rtol sits a little above that for each dtype, so a kernel that computes in a
 lower precision than its output (fp32 done in fp16 or TF32: about 1e-3) fails the fp32
@@ -44,6 +47,9 @@ def compare(out: torch.Tensor, ref: torch.Tensor, tol: dict, scale: float | None
     rms_ref = float(rms)
     n_bad = int(bad_all[~special].sum())
     n_special_bad = int(bad_all[special].sum())
+    # rule 5: zeros of the wrong sign (|out - ref| is 0 there, so rule 1 cannot see them)
+    signs = (o_all == 0) & (r_all == 0) & (torch.signbit(o_all) != torch.signbit(r_all))
+    n_signs = int(signs.sum()) if tol.get("signed_zeros") else 0
 
     if n_nonfinite:
         max_abs = mse = math.inf
@@ -82,6 +88,10 @@ def compare(out: torch.Tensor, ref: torch.Tensor, tol: dict, scale: float | None
         reasons.append(
             f"{n_bad} of {o.numel()} element(s) outside atol {tol['atol']:g}*rms + rtol {tol['rtol']:g}*|ref|"
         )
+    if n_signs:
+        reasons.append(
+            f"{n_signs} zero(s) of the wrong sign (-0.0 where the reference is +0.0, or the reverse)"
+        )
     if cossim < min_cossim:
         reasons.append(f"cosine similarity {cossim:.8f} < {min_cossim:.8f}")
     if psnr < min_psnr:
@@ -98,7 +108,7 @@ def compare(out: torch.Tensor, ref: torch.Tensor, tol: dict, scale: float | None
     }
     if reasons:
         result["reason"] = "; ".join(reasons)
-        result["first_mismatches"] = first_mismatches(out, ref, bad_all)
+        result["first_mismatches"] = first_mismatches(out, ref, bad_all | signs if n_signs else bad_all)
     return result
 
 

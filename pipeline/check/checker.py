@@ -194,7 +194,10 @@ class Checker:
             elif own:
                 self.hidden_launch_path = True
         to_host = [k for k in transfers if "DtoH" in k]
-        if record["launches"] == 0 and not own and not unseen_launches:
+        if record.get("modes_left"):
+            why = (f"{record['modes_left']} torch dispatch or function mode(s) the candidate pushed were still "
+                   "active after the call (such a mode runs in whatever reads the output next)")  # fmt: skip
+        elif record["launches"] == 0 and not own and not unseen_launches:
             why = "no Triton or CuTe kernel was launched"
         elif torch_ran:
             why = f"the GPU ran torch's own compute kernels ({'; '.join(torch_ran[:3])[:300]})"
@@ -385,6 +388,24 @@ class Checker:
                 steps.append(
                     (f"the same buffers with one element of input {k + 1} changed", one, {"into": True})
                 )
+        # small whole numbers in the first input, then two of them swapped: the same values,
+        # so the same sum in any order, norm or histogram (a cache keyed on each input's sum
+        # passed: red team, 2026-12-05)
+        flat = one[0].view(-1) if one[0].is_contiguous() else None
+        if flat is not None and flat.numel() > 2:
+            import torch
+
+            whole = tuple(t.clone() for t in one)
+            gen = torch.Generator().manual_seed(rng.randrange(2**31))
+            flat = whole[0].view(-1)
+            flat.copy_(torch.randint(-8, 9, flat.shape, generator=gen).to(flat.dtype))
+            i, j = rng.sample(range(flat.numel()), 2)
+            flat[j] = flat[i] + 1 if bool(flat[i] == flat[j]) else flat[j]
+            swapped = tuple(t.clone() for t in whole)
+            swapped[0].view(-1)[i], swapped[0].view(-1)[j] = flat[j].clone(), flat[i].clone()
+            steps.append(("the same buffers with whole numbers in input 1", whole, {"into": True}))
+            steps.append(("the same buffers with two elements of input 1 swapped", swapped, {"into": True}))
+            one = swapped
         steps.append(("the same tensors again, untouched", one, {"again": True}))
         for n, (what, inputs, how) in enumerate(steps):
             case = a if n == 0 else b

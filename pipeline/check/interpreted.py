@@ -146,6 +146,17 @@ def own_hook_call():
         OWN_HOOK.pop()
 
 
+def _hooks_set(jit) -> bool:
+    """Whether Triton would run pre-run hooks in this launch: anything but the plain empty
+    list Triton makes (a list subclass whose __bool__ said False while the launch iterated
+    it passed a truthiness test: red team, 2026-12-05), and no class of the chain may
+    stand in for the instance's own."""
+    hooks = getattr(jit, "__dict__", {}).get("pre_run_hooks", [])
+    if any("pre_run_hooks" in vars(k) for k in type(jit).__mro__):
+        return True
+    return type(hooks) is not list or list.__len__(hooks) > 0
+
+
 def host_reach(launched, args: tuple, kwargs: dict) -> str | None:
     """Why this interpreted launch could run host code on the call's data, or None."""
     names, constexprs = _parameters(launched)
@@ -167,7 +178,7 @@ def host_reach(launched, args: tuple, kwargs: dict) -> str | None:
         if id(fn) in seen or not hasattr(fn, "__code__") or _triton_function(fn):
             continue  # (triton's own jit functions, tl.sum's body say, are triton's business)
         seen.add(id(fn))
-        if getattr(jit, "pre_run_hooks", None):
+        if _hooks_set(jit):
             return f"pre-run hooks of {fn.__name__} (host code run inside its launch)"
         cached = getattr(type(jit), "rewritten_fn", {}).get(fn)
         if cached is not None and id(cached) not in _REWRITTEN:

@@ -306,7 +306,7 @@ class _Watch(TorchDispatchMode):
     def route(self, func, args, kwargs, rec):
         namespace, name = getattr(func, "namespace", "aten"), func.overloadpacket.__name__
         if namespace not in ("aten", "prims"):
-            body = _custom_op_body(func)
+            body = _custom_op_body(func, _tensors(args, kwargs))
             if body is not None:  # a custom op: judged by what its body runs
                 with _Watch(self.monitor):
                     return body(*args, **kwargs)
@@ -383,15 +383,20 @@ def _written_by(func, args, kwargs) -> list:
     return found
 
 
-def _custom_op_body(func):
-    """The Python function behind a torch.library.custom_op, or None."""
+def _custom_op_body(func, tensors=()):
+    """The Python function behind a torch.library.custom_op for these arguments, or None."""
     try:
         from torch._library.custom_ops import _maybe_get_opdef
 
         opdef = _maybe_get_opdef(func._name if hasattr(func, "_name") else func)
     except Exception:
         return None
-    return getattr(opdef, "_init_fn", None)
+    # What torch runs for the op on this device: a kernel registered for the device type
+    # (register_kernel) stands in for the defining function (an honest Triton body with a
+    # torch.add registered for the CPU ran Triton under the watch only: red team, 2026-12-05)
+    backends = getattr(opdef, "_backend_fns", None) or {}
+    device = next((t.device.type for t in tensors if t.device.type != "meta"), None)
+    return backends.get(device) or getattr(opdef, "_init_fn", None)
 
 
 def _host_constant(name: str, args, kwargs, rec: CallRecord) -> bool:
@@ -1095,6 +1100,7 @@ def _patch_threads():
     if getattr(original, "_kpipe_wrapped", False):
         return
     _before_candidate.update(t.ident for t in threading.enumerate())
+    _before_candidate.update(sys._current_frames())  # (threads with no threading.Thread of theirs)
 
     def start(self_, *args, **kwargs):
         _started_by[self_] = _starter()
@@ -1169,9 +1175,27 @@ def _allowed(t: threading.Thread) -> bool:
 def _unallowed_running() -> list[str]:
     found = [_describe(t) for t in threading.enumerate() if t is not threading.current_thread()
              and t.is_alive() and not _allowed(t)]  # fmt: skip
-    return found + [
-        f"a raw thread (started in {f})" for f in list(_raw_running.values()) if not _allowed_file(f)
-    ]
+    found += [f"a raw thread (started in {f})" for f in list(_raw_running.values()) if not _allowed_file(f)]
+    return found + _unrecorded_threads()
+
+
+def _unrecorded_threads() -> list[str]:
+    """Threads with Python code running that no starter of ours saw (started through a
+    reference to the thread module's C function kept before the watch, as threading keeps
+    one: red team, 2026-12-05), where any frame of theirs is not library code."""
+    known = {t.ident for t in threading.enumerate()} | set(_raw_running) | _before_candidate
+    found = []
+    for ident, frame in sys._current_frames().items():
+        if ident in known:
+            continue
+        where = frame
+        while where is not None and provenance.library_code(where.f_code, where.f_globals):
+            where = where.f_back
+        if where is not None:
+            found.append(
+                f"a thread no starter recorded (running {where.f_code.co_filename}:{where.f_lineno})"
+            )
+    return found
 
 
 def _describe(t: threading.Thread) -> str:

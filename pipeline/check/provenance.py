@@ -87,7 +87,10 @@ def _library_scope(scope: dict) -> bool:
         return False
     builtins_ = scope.get("__builtins__")
     if module_name.startswith("namedtuple_") and set(scope) <= NAMEDTUPLE_SCOPE:
-        return type(builtins_) is dict and not builtins_  # namedtuple's own namespace for its __new__
+        # namedtuple's own namespace for its __new__, whose one name is tuple.__new__ itself (a
+        # look-alike of the candidate's, its own function as _tuple_new, ran NumPy inside a
+        # launch as library code: red team, 2026-12-05)
+        return type(builtins_) is dict and not builtins_ and scope.get("_tuple_new") is tuple.__new__
     module = sys.modules.get(module_name)
     file = getattr(module, "__file__", None)
     return (
@@ -99,6 +102,10 @@ def _library_scope(scope: dict) -> bool:
 
 
 NAMEDTUPLE_SCOPE = frozenset(("__name__", "__builtins__", "_tuple_new"))
+# The methods dataclasses writes as source and execs
+DATACLASS_METHODS = frozenset(("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__",
+                               "__lt__", "__le__", "__gt__", "__ge__", "__getstate__", "__setstate__",
+                               "__replace__"))  # fmt: skip
 
 
 def _generated_method(code: CodeType, scope: dict) -> bool:
@@ -107,11 +114,16 @@ def _generated_method(code: CodeType, scope: dict) -> bool:
     it holds is this code. Code exec'd over a library's globals with a name of its own
     choosing (red team, 2026-12-05: over colorsys's) is not."""
     if scope.get("__name__", "").startswith("namedtuple_"):
-        return code.co_name == "<lambda>"  # namedtuple's __new__
+        return code.co_name == "<lambda>" and set(code.co_names) <= {"_tuple_new"}  # namedtuple's __new__
     file = scope.get("__file__")
     if type(file) is not str:
         return False
-    for name in _class_names(os.path.realpath(file)):
+    if code.co_name not in DATACLASS_METHODS:
+        return False
+    # a class its source on disk declares a dataclass (code of the candidate's compiled under
+    # "<string>" over json.decoder's globals and set on its JSONDecoder passed: red team,
+    # 2026-12-05)
+    for name in _dataclass_names(os.path.realpath(file)):
         cls = scope.get(name)
         if isinstance(cls, type) and cls.__module__ == scope["__name__"]:
             for member in list(vars(cls).values()):
@@ -121,9 +133,13 @@ def _generated_method(code: CodeType, scope: dict) -> bool:
 
 
 @functools.lru_cache(maxsize=64)
-def _class_names(path: str) -> frozenset:
+def _dataclass_names(path: str) -> frozenset:
+    """The classes the file defines under a decorator that names dataclass."""
     tree = _tree_of(path)
-    return frozenset(n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)) if tree else frozenset()
+    if tree is None:
+        return frozenset()
+    return frozenset(n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and
+                     any("dataclass" in ast.unparse(d) for d in n.decorator_list))  # fmt: skip
 
 
 @functools.lru_cache(maxsize=64)

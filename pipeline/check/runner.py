@@ -30,6 +30,7 @@ Requests and replies:
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import inspect
 import sys
@@ -59,6 +60,7 @@ class Runner:
 
         # launchers patched before the candidate can see them (on a CPU a DSL's as it is imported)
         self.monitor = CallMonitor(self.device)
+        self.modes = ModeStacks()  # torch's own functions, taken before the candidate can replace them
         try:
             module = load_module(path, "kpipe_candidate")
             backend = detect_backend(module)
@@ -116,7 +118,8 @@ class Runner:
             if i == msg.get("keep_warm"):  # one of them judged too, as it came back to back with
                 # the others (a kernel wrong only in quick succession passed: red team, 2026-12-05)
                 warm_out = out.detach().clone() if type(out) is torch.Tensor else "not a plain torch.Tensor"
-        before = [t.detach().to("cpu", copy=True) for t in inputs]  # compared on the host (same_bytes)
+        modes_left = self.modes.clear()
+        before = [_span(t).to("cpu", copy=True) for t in inputs]  # compared on the host (same_bytes)
         record = {}
         profiler = _gpu_witness() if msg.get("witness") and self.device == "cuda" else None
         try:
@@ -125,11 +128,21 @@ class Runner:
                 msg.get("poison", float("nan")), light=not watch, guard=msg.get("guard", True)
             ) as rec:
                 out = self.kernel(*inputs)
+            modes_left += self.modes.clear()  # before anything reads the output
             if type(out) is not torch.Tensor:  # a subclass can change its contents later
                 return {"out": None, "record": {"type": f"{type(out).__module__}.{type(out).__qualname__}"}}
+            if vars(out):  # so can a plain one whose own attributes shadow its methods (an
+                # instance detach that computed with torch on first use: red team, 2026-12-05)
+                return {
+                    "out": None,
+                    "record": {
+                        "type": f"torch.Tensor with attributes of its own ({', '.join(sorted(vars(out))[:3])})"
+                    },
+                }
             # What the caller's stream holds once it is synchronised, and nothing later: the
             # copy is queued on the current stream right behind the call.
-            snap = out.detach().clone()
+            with self.modes.none():
+                snap = torch.Tensor.clone(torch.Tensor.detach(out))
             if self.device == "cuda":
                 torch.cuda.current_stream().synchronize()
                 torch.cuda.synchronize()  # now whatever else was queued, on any stream, is done
@@ -142,13 +155,15 @@ class Runner:
         kept = snap.cpu()
         if self.device == "cuda":
             record["deferred"] = not same_bytes(out, kept)
-        record["inputs_changed"] = [i for i, (a, b) in enumerate(zip(inputs, before)) if not same_bytes(a, b)]
+        record["inputs_changed"] = [
+            i for i, (a, b) in enumerate(zip(inputs, before)) if not same_bytes(_span(a), b)
+        ]
         record["reused_buffer"] = any(_overlaps(out, earlier) for _, earlier, _ in self.audited)
         record["earlier_output_changed"] = any(not same_bytes(held, copy) for held, copy in self.held)
         record.update(launches=rec.launches, launch_kinds=sorted(rec.launch_kinds), torch_ops=rec.torch_ops[:20],
                       host_views=rec.host_views[:10], threads=rec.threads[:10], light=rec.light,
                       unseen_writes=rec.unseen_writes, output_problem=rec.output_problem(out),
-                      out_of_reach=rec.out_of_reach[:3])  # fmt: skip
+                      out_of_reach=rec.out_of_reach[:3], modes_left=modes_left)  # fmt: skip
         if not rec.light:  # (a light call's buffers have no red zones)
             record["redzone_damage"] = rec.redzone_damage() + self.monitor.input_redzone_damage(inputs)
         self.held = ([(out, kept)] + self.held)[:HELD_OUTPUTS]
@@ -184,6 +199,54 @@ class Runner:
 
             gc.collect()
             torch.cuda.empty_cache()
+
+
+def _span(t):
+    """The bytes of t's storage from its first element to its last, the gaps between them
+    included: a strided input's gaps are the caller's memory too (a softmax kept scratch in
+    the unused half of x[:, ::2], and its elements alone were compared: red team, 2026-12-05).
+    What lies past the last element is the red zones' (bounds)."""
+    import torch
+
+    size = t.element_size()
+    if t.numel() == 0:
+        return torch.empty(0, dtype=torch.uint8, device=t.device)
+    last = sum((n - 1) * stride for n, stride in zip(t.shape, t.stride()))
+    storage = torch.empty(0, dtype=torch.uint8, device=t.device).set_(t.untyped_storage())
+    return storage[t.storage_offset() * size : (t.storage_offset() + last + 1) * size]
+
+
+class ModeStacks:
+    """torch's stacks of dispatch and function modes, through the functions torch had when
+    the runner started. A mode the candidate leaves on a stack (slipped beneath the watch's,
+    which the watch's exit then does not pop) outlives its call and runs in whatever reads
+    the output next: one computed each output with torch as the runner copied it, and
+    answered the runner's own comparisons (red team, 2026-12-05). Every mode left is popped
+    and counted (real_kernel), and the output is copied with none active."""
+
+    def __init__(self):
+        import torch
+
+        c = torch._C
+        self._depth = (c._len_torch_dispatch_stack, c._len_torch_function_stack)
+        self._pop = (c._pop_torch_dispatch_stack, c._pop_torch_function_stack)
+        self._off = (c._DisableTorchDispatch, c.DisableTorchFunction)
+
+    def clear(self) -> int:
+        """Pop every mode on either stack (the runner keeps none between calls): how many."""
+        popped = 0
+        while self._depth[0]() > 0:
+            self._pop[0](None)
+            popped += 1
+        while self._depth[1]() > 0:
+            self._pop[1]()
+            popped += 1
+        return popped
+
+    @contextlib.contextmanager
+    def none(self):
+        with self._off[0](), self._off[1]():
+            yield
 
 
 def _gpu_witness():
