@@ -55,6 +55,12 @@ def test_strided_inputs_hold_the_same_values_in_another_layout():
     op = load_op("softmax", REPO)
     cases = [c for c in plan_cases(op, 5, DEFAULTS, "cpu") if c.family == "strided"]
     assert {c.layout for c in cases} == {*LAYOUTS, "broadcast", "broadcast_last"}
+    for secret in range(8):  # every layout in every dtype, whatever the secret (CI, 2026-12-06:
+        # an fp32-only gap-writer passed when fp32 drew two layouts without every_other)
+        cases = plan_cases(op, secret, DEFAULTS, "cuda")
+        for dtype in op.dtypes:
+            drawn = {c.layout for c in cases if c.family == "strided" and c.dtype == dtype}
+            assert set(LAYOUTS) <= drawn, (secret, dtype)
     rows = non_contiguous(torch.randn(6, 5), "broadcast")  # its values change: a stride of 0
     assert rows.stride(0) == 0 and torch.equal(rows, rows[:1].expand(6, 5))
     columns = non_contiguous(torch.randn(6, 5), "broadcast_last")

@@ -456,9 +456,10 @@ class CallMonitor:
         _patch_host_views()
         _patch_threads()
         if device == "cpu":
-            from pipeline.check.interpreted import watch_memory, watch_rewrites
+            from pipeline.check.interpreted import warm_up, watch_memory, watch_rewrites
 
             watch_rewrites()
+            warm_up()  # (no call is watched yet, no candidate loaded)
             watch_memory()
             _forbid_audit_hooks()
         self.hooks_before = _hook_state()  # before the candidate's import
@@ -832,11 +833,14 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
             if why:
                 rec.host_views.append(why)
         if kind == "triton-interpreter" and rec is not None:
-            from pipeline.check.interpreted import host_reach
+            from pipeline.check.interpreted import host_reach, rewrite_ahead
 
-            why = host_reach(self_, args, kwargs)  # a body the interpreter runs as host Python
+            reached = []
+            why = host_reach(self_, args, kwargs, reached)  # a body the interpreter runs as host Python
             if why:
                 rec.host_views.append(why)
+            elif monitor.depth == 0:
+                rewrite_ahead(reached)
             rec.host_bytes(SCALAR_BYTES * _floats(self_, args, kwargs))
         if callable(kwargs.get("grid")):
             kwargs["grid"] = _outside_launch(monitor, kwargs["grid"], (*args, *kwargs.values()))

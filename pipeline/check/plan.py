@@ -4,8 +4,8 @@ Families (the rung of a case is accuracy/<dtype>/<family>):
   test_shapes        the reference's TEST_SHAPES, `trials` fresh seeds each
   random_shapes      odd sizes (a multiple of no block size), a single row, a long row
   strided            the same draws in the layouts of LAYOUTS (column-major, every other
-                     element, padded rows, a storage offset), two a dtype in turn, all four
-                     every run; the inputs after the first each in a layout of its own: the
+                     element, padded rows, a storage offset), every one in every dtype
+                     at a size drawn from the secret; the inputs after the first each in a layout of its own: the
                      contract allows any strides and offsets, as torch ops do
   adversarial:<name> the reference's own input families (huge spreads, -inf padded rows,
                      NaN/Inf, large magnitudes)
@@ -153,14 +153,13 @@ def plan_cases(op, secret: int, settings: dict, device: str) -> list[Case]:
         for name, make in op.adversarial.items():
             for shape in op.TEST_SHAPES[-settings["adversarial_shapes"] :]:
                 cases.append(Case(f"adversarial:{name}", dtype, shape, rng.randrange(2**31), make))
-        # two layouts a dtype, in turn, so that every run draws all four (two dtypes run on a
-        # CPU, three on a GPU) at a quarter of a CPU check's time, not half
-        shapes = [op.TEST_SHAPES[-1], *extra[:1]]
-        for i in range(2):
-            # which two layouts each dtype gets turns with the secret (a kernel wrong only
-            # for an fp32 view with a storage offset passed when fp32 always got the same
-            # two: red team, 2026-12-05); over the dtypes every layout still comes
-            layout, shape = LAYOUTS[(2 * d + i + turn) % len(LAYOUTS)], shapes[i % len(shapes)]
+        # every layout in every dtype (two a dtype, in turn, let a kernel that scribbles in
+        # an fp32 every-other view's gaps pass half the runs: CI, 2026-12-06); the shapes
+        # turn with the secret over the test shape and the first random draws, so a
+        # layout's size is not known in advance either
+        shapes = [op.TEST_SHAPES[-1], *extra[:2]]
+        for i, layout in enumerate(LAYOUTS):
+            shape = shapes[(i + turn + d) % len(shapes)]
             cases.append(Case("strided", dtype, shape, rng.randrange(2**31), op.make_inputs, layout))
     # every input with a stride of 0 along its first dim, then along its last, every run (a
     # kernel that took stride 0 for 1 passed, then one that did so for y only, or for the
