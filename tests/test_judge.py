@@ -836,6 +836,27 @@ def test_the_judge_sees_processes_below_the_runner_and_not_zombies():
             untrack(p.pid)
 
 
+def test_the_judge_counts_a_process_s_threads_itself():
+    """sandbox.threads_beside reads /proc: a process with one thread has none beside it, one
+    that started another (the judge's own view: a native thread looks the same) has one."""
+    from pipeline.core.sandbox import threads_beside
+
+    code = "import threading, time\n{}time.sleep(30)\n"
+    alone = subprocess.Popen([sys.executable, "-c", code.format("")])
+    two = subprocess.Popen(
+        [sys.executable, "-c", code.format("threading.Thread(target=time.sleep, args=(30,)).start()\n")]
+    )
+    try:
+        time.sleep(1.5)
+        assert threads_beside(alone.pid) == []
+        assert len(threads_beside(two.pid)) == 1
+        assert threads_beside(2**22 + 7) == []  # no such process: nothing, no error
+    finally:
+        for p in (alone, two):
+            p.kill()
+            p.wait()
+
+
 def test_the_runners_comparisons_are_bit_for_bit_on_the_host():
     """monitor.same_bytes and canaries_damaged: what the runner compares with (on a GPU they
     copy to the host first, so the runner launches no compute kernel the witness would see)."""

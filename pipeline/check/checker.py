@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from pipeline.check.plan import Case
-from pipeline.core.sandbox import Child, ChildDied, candidate_cache, started_below
+from pipeline.core.sandbox import Child, ChildDied, candidate_cache, started_below, threads_beside
 from pipeline.measure.kernel_names import torch_compute, torch_kernel, transfer
 
 POISON_1, POISON_2 = float("nan"), 7777.0
@@ -127,6 +127,12 @@ class Checker:
             beside += [p for p in started_below(self.runner.proc.pid) if p not in beside]
         if beside:  # seen by this process, whatever the runner's record says
             reply["record"]["processes"] = beside
+        if self.processes and self.device == "cpu":
+            # (CPU) the runner has one thread (OMP_NUM_THREADS=1, no driver): any other,
+            # counted from outside it, ran beside the call (on a GPU CUDA's own run there)
+            threads = threads_beside(self.runner.proc.pid)
+            if threads:
+                reply["record"]["os_threads"] = threads
         return reply
 
     def raised(self, reply: dict, rung: str, case: Case) -> bool:
@@ -178,6 +184,12 @@ class Checker:
         if record.get("processes"):  # watched or not: the runner's word plays no part in it
             self.rungs.failed("real_kernel", "no kernel computed the output: a process the candidate started "
                               f"ran beside the call: {', '.join(record['processes'][:3])}", case)  # fmt: skip
+            return
+        if record.get("os_threads"):  # counted from outside the runner too
+            self.rungs.failed("real_kernel", "no kernel computed the output: the runner had "
+                              f"{len(record['os_threads']) + 1} threads at the call's end, where it has one "
+                              f"({', '.join(record['os_threads'][:3])}): a thread of the candidate's, native "
+                              "ones included", case)  # fmt: skip
             return
         if "launches" not in record:
             return

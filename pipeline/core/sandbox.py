@@ -344,6 +344,25 @@ def started_below(pid: int) -> list[str]:
     return [f"{p} {_command(p)}" for p in found if not _exited(p)]
 
 
+def threads_beside(pid: int) -> list[str]:
+    """The threads of process `pid` now but its main one, as "TID NAME", read from /proc by
+    the parent: native threads included, which no Python-level watch in `pid` can see (a
+    thread of machine code started through ctypes at import: 2026-12-06)."""
+    try:
+        tids = sorted(int(t) for t in os.listdir(f"/proc/{pid}/task") if t.isdigit())
+    except OSError:
+        return []
+    found = []
+    for tid in tids:
+        if tid != pid:
+            try:
+                name = Path(f"/proc/{pid}/task/{tid}/comm").read_text().strip()
+            except OSError:
+                continue  # (it ended meanwhile)
+            found.append(f"{tid} {name}")
+    return found
+
+
 def _exited(pid: int) -> bool:
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in "ZX"
