@@ -838,21 +838,27 @@ def test_the_judge_sees_processes_below_the_runner_and_not_zombies():
 
 def test_the_judge_counts_a_process_s_threads_itself():
     """sandbox.threads_beside reads /proc: a process with one thread has none beside it, one
-    that started another (the judge's own view: a native thread looks the same) has one."""
-    from pipeline.core.sandbox import threads_beside
+    that started another (the judge's own view: a native thread looks the same) has one;
+    sandbox.timers_of sees a handler for a timer's signal (a native one looks the same)."""
+    from pipeline.core.sandbox import threads_beside, timers_of
 
     code = "import threading, time\n{}time.sleep(30)\n"
     alone = subprocess.Popen([sys.executable, "-c", code.format("")])
     two = subprocess.Popen(
         [sys.executable, "-c", code.format("threading.Thread(target=time.sleep, args=(30,)).start()\n")]
     )
+    clocked = subprocess.Popen(
+        [sys.executable, "-c", code.format("import signal; signal.signal(signal.SIGALRM, print)\n")]
+    )
     try:
         time.sleep(1.5)
         assert threads_beside(alone.pid) == []
         assert len(threads_beside(two.pid)) == 1
         assert threads_beside(2**22 + 7) == []  # no such process: nothing, no error
+        assert timers_of(alone.pid) == [] and timers_of(2**22 + 7) == []
+        assert timers_of(clocked.pid) == ["a SIGALRM handler"]
     finally:
-        for p in (alone, two):
+        for p in (alone, two, clocked):
             p.kill()
             p.wait()
 

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from pipeline.check.plan import Case
-from pipeline.core.sandbox import Child, ChildDied, candidate_cache, started_below, threads_beside
+from pipeline.core.sandbox import Child, ChildDied, candidate_cache, started_below, threads_beside, timers_of
 from pipeline.measure.kernel_names import torch_compute, torch_kernel, transfer
 
 POISON_1, POISON_2 = float("nan"), 7777.0
@@ -133,6 +133,9 @@ class Checker:
             threads = threads_beside(self.runner.proc.pid)
             if threads:
                 reply["record"]["os_threads"] = threads
+            timers = timers_of(self.runner.proc.pid)  # (one: native code on the main thread)
+            if timers:
+                reply["record"]["timers"] = timers
         return reply
 
     def raised(self, reply: dict, rung: str, case: Case) -> bool:
@@ -190,6 +193,11 @@ class Checker:
                               f"{len(record['os_threads']) + 1} threads at the call's end, where it has one "
                               f"({', '.join(record['os_threads'][:3])}): a thread of the candidate's, native "
                               "ones included", case)  # fmt: skip
+            return
+        if record.get("timers"):  # read from outside the runner too
+            self.rungs.failed("real_kernel", "no kernel computed the output: the runner can be interrupted "
+                              f"on a clock ({', '.join(record['timers'])}): a handler that runs between any "
+                              "two instructions, native code included", case)  # fmt: skip
             return
         if "launches" not in record:
             return

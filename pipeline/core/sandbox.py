@@ -363,6 +363,29 @@ def threads_beside(pid: int) -> list[str]:
     return found
 
 
+# Signals only a timer sends a process on its own; a handler for one runs between any two
+# instructions of the main thread, native code included (tests/cheats/native_signal_handler.py)
+TIMER_SIGNALS = {signal.SIGALRM: "SIGALRM", signal.SIGVTALRM: "SIGVTALRM", signal.SIGPROF: "SIGPROF"}
+
+
+def timers_of(pid: int) -> list[str]:
+    """What could interrupt process `pid` on a clock, read by the parent from /proc: a handler
+    caught for a timer's signal (an interval timer's: setitimer), a POSIX timer (any
+    signal). Neither Python nor torch sets one in the runner."""
+    found = []
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return found
+    caught = next((int(line.split()[1], 16) for line in status.splitlines() if line.startswith("SigCgt:")), 0)
+    found += [f"a {name} handler" for sig, name in TIMER_SIGNALS.items() if caught >> (sig - 1) & 1]
+    try:
+        timers = Path(f"/proc/{pid}/timers").read_text().count("ID:")
+    except OSError:
+        timers = 0
+    return found + ([f"{timers} POSIX timer(s)"] if timers else [])
+
+
 def _exited(pid: int) -> bool:
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in "ZX"

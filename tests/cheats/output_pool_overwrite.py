@@ -1,10 +1,12 @@
-"""Cheat (memoisation): outputs come from a per-shape pool of two buffers (double buffering), so the third call overwrites what the first call returned."""
+"""Cheat (memoisation): outputs come from a per-shape pool of two buffers (double buffering), so the third call overwrites what the first call returned.
+Rejected at real_kernel since 2026-12-06, when the unwritten-output probe's calls (the first
+ones) began to be judged whole: a returned buffer that was not allocated in the call."""
 
 import torch
 import triton
 import triton.language as tl
 
-OP, EXPECTED_RUNG = "vector_add", "no_cached_results"
+OP, EXPECTED_RUNG = "vector_add", "no_cached_results|real_kernel"
 _pool = {}  # (shape, dtype, device) -> ([buffer, buffer], [calls])
 
 
