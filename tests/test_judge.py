@@ -842,16 +842,17 @@ def test_the_judge_counts_a_process_s_threads_itself():
     sandbox.timers_of sees a handler for a timer's signal (a native one looks the same)."""
     from pipeline.core.sandbox import threads_beside, timers_of
 
-    code = "import threading, time\n{}time.sleep(30)\n"
-    alone = subprocess.Popen([sys.executable, "-c", code.format("")])
-    two = subprocess.Popen(
-        [sys.executable, "-c", code.format("threading.Thread(target=time.sleep, args=(30,)).start()\n")]
-    )
-    clocked = subprocess.Popen(
-        [sys.executable, "-c", code.format("import signal; signal.signal(signal.SIGALRM, print)\n")]
-    )
+    code = "import threading, time\n{}print('ready', flush=True)\ntime.sleep(30)\n"
+
+    def started(setup: str):  # (its setup done when it says so: a busy machine is slow to start)
+        proc = subprocess.Popen([sys.executable, "-c", code.format(setup)], stdout=subprocess.PIPE, text=True)
+        assert proc.stdout.readline().strip() == "ready"
+        return proc
+
+    alone = started("")
+    two = started("threading.Thread(target=time.sleep, args=(30,)).start()\n")
+    clocked = started("import signal; signal.signal(signal.SIGALRM, print)\n")
     try:
-        time.sleep(1.5)
         assert threads_beside(alone.pid) == []
         assert len(threads_beside(two.pid)) == 1
         assert threads_beside(2**22 + 7) == []  # no such process: nothing, no error

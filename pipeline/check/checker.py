@@ -349,6 +349,7 @@ class Checker:
         reply = self.call(inputs, watch=False, warm=self.many_calls, keep_warm=self.keep_warm)
         if not self.raised(reply, case.rung, case) and reply["out"] is not None:
             self.check_real_kernel(reply["record"], case)  # (a light watch: torch is seen)
+            self.check_record(reply["record"], case)  # (inputs: as they were before the first call)
             ref = self.op.reference(*inputs)
             self.check_accuracy(reply["out"], ref, inputs, case, case.rung)
             warm = reply.get("warm_out")  # one of the calls before it, made back to back

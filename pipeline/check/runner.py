@@ -112,14 +112,19 @@ class Runner:
                 inputs = self.monitor.padded(inputs)
             else:
                 self.monitor.received(inputs)
+        modes_left = self.modes.clear()
+        # compared on the host (same_bytes), after the warm calls too: taken after them, an
+        # input a softmax shifted in place by its row max in quick succession only (its own
+        # output unchanged: softmax ignores a shift) was the same before and after the
+        # judged call (2026-12-06)
+        before = [_span(t).to("cpu", copy=True) for t in inputs]
         warm_out = None
         for i in range(msg.get("warm", 0)):  # a benchmark's worth of calls first, unwatched
             out = self.kernel(*inputs)
             if i == msg.get("keep_warm"):  # one of them judged too, as it came back to back with
                 # the others (a kernel wrong only in quick succession passed: red team, 2026-12-05)
                 warm_out = out.detach().clone() if type(out) is torch.Tensor else "not a plain torch.Tensor"
-        modes_left = self.modes.clear()
-        before = [_span(t).to("cpu", copy=True) for t in inputs]  # compared on the host (same_bytes)
+        modes_left += self.modes.clear()
         record = {}
         profiler = _gpu_witness() if msg.get("witness") and self.device == "cuda" else None
         try:
