@@ -33,6 +33,11 @@ TOLERANCE = {
     torch.bfloat16: dict(rtol=8e-3, atol=1e-3, min_cossim=0.9999, min_psnr_db=45.0),
 }
 
+# Every probability is exp(x - max) / sum with sum >= 1: one at least 1024x the smallest
+# normal number comes from an exp() argument above -80, which no fp32 exp underflows, so a
+# 0 there is a flushed result, not rounding (the judge's accuracy rule 6).
+KEEPS_SMALL = True
+
 
 # Where |x| is large, an exact algorithm in fp32 errs more than TOLERANCE allows: an online
 # softmax in the FlashAttention style scales x by log2(e) before it subtracts the running

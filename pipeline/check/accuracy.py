@@ -13,6 +13,11 @@ Policy, per dtype, with the numbers in each references/<op>.py TOLERANCE table:
   5. where the reference says SIGNED_ZEROS (its -0.0 and +0.0 are exact answers: x + y,
      x * r * w), a zero output has the reference's sign (a kernel that makes every zero
      +0.0 passed rules 1-4).
+  6. where the reference says KEEPS_SMALL (softmax: every probability it gives is an
+     exp(x - max) that no fp32 kernel needs to underflow), no output is 0 where the
+     reference is at least 1024 times the dtype's smallest normal number (a softmax that
+     wrote every probability below 2^-37 as 0 passed rules 1-5: the elementwise band is
+     scaled by the row's RMS; red team 2026-12-06).
 Why these numbers: one rounding of the output to fp32/fp16/bf16 costs 2^-24/2^-11/2^-8
 relative. rtol sits a little above that for each dtype, so a kernel that computes in a
 lower precision than its output (fp32 done in fp16 or TF32: about 1e-3) fails the fp32
@@ -50,6 +55,11 @@ def compare(out: torch.Tensor, ref: torch.Tensor, tol: dict, scale: float | None
     # rule 5: zeros of the wrong sign (|out - ref| is 0 there, so rule 1 cannot see them)
     signs = (o_all == 0) & (r_all == 0) & (torch.signbit(o_all) != torch.signbit(r_all))
     n_signs = int(signs.sum()) if tol.get("signed_zeros") else 0
+    # rule 6: small results written as 0
+    n_flushed = 0
+    if tol.get("keeps_small") and out.is_floating_point():
+        floor = 1024 * torch.finfo(out.dtype).tiny
+        n_flushed = int(((o_all == 0) & (r_all.abs() >= floor) & torch.isfinite(r_all)).sum())
 
     if n_nonfinite:
         max_abs = mse = math.inf
@@ -91,6 +101,11 @@ def compare(out: torch.Tensor, ref: torch.Tensor, tol: dict, scale: float | None
     if n_signs:
         reasons.append(
             f"{n_signs} zero(s) of the wrong sign (-0.0 where the reference is +0.0, or the reverse)"
+        )
+    if n_flushed:
+        reasons.append(
+            f"{n_flushed} output(s) of 0 where the reference is at least 1024x the dtype's smallest normal "
+            "(small results flushed to zero)"
         )
     if cossim < min_cossim:
         reasons.append(f"cosine similarity {cossim:.8f} < {min_cossim:.8f}")

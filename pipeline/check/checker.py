@@ -177,6 +177,10 @@ class Checker:
             problems.append(f"dtype {out.dtype} != input dtype {inputs[0].dtype}")
         if out.device.type != torch.device(self.device).type:
             problems.append(f"device {out.device} != input device {self.device}")
+        if record.get("output_overlaps"):
+            problems.append(
+                "two of its elements share memory (a stride of 0, or dims folded onto each other)"
+            )
         if problems:
             self.rungs.failed("run", "; ".join(problems), case)
             return False

@@ -558,7 +558,8 @@ def _within_reach(ptrs, mask, itemsize: int) -> None:
 
 
 class _WithinReach:
-    """Triton's interpreter's memory operations, each checked by _within_reach first."""
+    """Triton's interpreter's memory operations, each checked by _within_reach first; its
+    stores and atomics also applied to the shadows of the launches running (_Shadow)."""
 
     def __init__(self, real):
         self._real = real
@@ -572,12 +573,122 @@ class _WithinReach:
 
     def store(self, ptrs, value, mask, *rest):
         _within_reach(ptrs, mask, value.itemsize)
-        return self._real.store(ptrs, value, mask, *rest)
+        done = self._real.store(ptrs, value, mask, *rest)
+        for shadow in _SHADOWS:  # the values the store was handed, not what memory holds now
+            shadow.write(ptrs, mask, value)
+        return done
 
     def atomic_rmw(self, op, ptrs, value, mask, *rest):
         _within_reach(ptrs, mask, value.itemsize)
-        return self._real.atomic_rmw(op, ptrs, value, mask, *rest)
+        done = self._real.atomic_rmw(op, ptrs, value, mask, *rest)
+        self._read_back(ptrs, mask, value)
+        return done
 
     def atomic_cas(self, ptrs, compare, value, *rest):
         _within_reach(ptrs, None, value.itemsize)
-        return self._real.atomic_cas(ptrs, compare, value, *rest)
+        done = self._real.atomic_cas(ptrs, compare, value, *rest)
+        self._read_back(ptrs, None, value)
+        return done
+
+    def _read_back(self, ptrs, mask, value) -> None:
+        """An atomic's result depends on what memory held: what it holds now, read by the
+        interpreter's own load, right after the atomic (nothing else runs in between)."""
+        if not _SHADOWS:
+            return
+        import numpy as np
+
+        value = np.asarray(value)
+        ptrs = np.asarray(ptrs)
+        mask = np.ones(ptrs.shape, dtype=bool) if mask is None else np.broadcast_to(mask, ptrs.shape)
+        now = self._real.load(ptrs, mask, np.zeros(ptrs.shape, dtype=value.dtype), value.dtype)
+        for shadow in _SHADOWS:
+            shadow.write(ptrs, mask, now)
+
+
+_SHADOWS: list = []  # one per interpreted launch running (an autotuner's holds its config's)
+
+
+class _Shadow:
+    """(CPU) What the storages a launch could write must hold when it ends: what they held
+    when it began, with each of the interpreter's stores applied (the values it was handed)
+    and each atomic read back. A byte that differs was written inside the launch by
+    something else: native code (a C function NumPy calls on a floating-point error, a
+    SIGSEGV handler of the candidate's), or Python the launch guard was not up to see (red
+    team, 2026-12-06: three ways, each writing the output from inside a launch). Atomics
+    are read back after the interpreter's own call returns, where nothing else runs."""
+
+    def __init__(self, storages):
+        # (start, end, live bytes, expected bytes, a NumPy view of the expected): uint8. The
+        # live bytes are read with torch, never through a NumPy view (a storage with one
+        # stops being resizable: the watch's sign of memory torch did not allocate)
+        self.views = []
+        seen = set()
+        for storage in storages:
+            start, size = storage.data_ptr(), storage.nbytes()
+            if size and start not in seen:
+                seen.add(start)
+                live = _storage_uint8(storage)
+                expected = live.clone()
+                self.views.append((start, start + size, live, expected, expected.numpy()))
+
+    def write(self, ptrs, mask, value) -> None:
+        """A store's values at its addresses (where they fall in a shadowed storage)."""
+        import numpy as np
+
+        value = np.asarray(value)
+        itemsize = value.itemsize
+        addresses = np.asarray(ptrs, dtype=np.uint64)
+        values = np.broadcast_to(value, addresses.shape)
+        if mask is not None:
+            keep = np.broadcast_to(np.asarray(mask, dtype=bool), addresses.shape)
+            addresses, values = addresses[keep], values[keep]
+        else:
+            addresses, values = addresses.reshape(-1), values.reshape(-1)
+        for start, end, _, _, expected in self.views:
+            inside = (addresses >= start) & (addresses + itemsize <= end)
+            if inside.any():
+                at = (addresses[inside] - start).astype(np.int64)[:, None] + np.arange(itemsize)
+                expected[at] = np.ascontiguousarray(values[inside]).view(np.uint8).reshape(at.shape)
+
+    def unseen_bytes(self) -> int:
+        """(torch: the caller's own work) Bytes that differ from the expected."""
+        return sum(int((live != expected).sum()) for _, _, live, expected, _ in self.views)
+
+
+def _storage_uint8(storage):
+    import torch
+
+    return torch.empty(0, dtype=torch.uint8, device=storage.device).set_(storage)
+
+
+class launch_shadow:
+    """One interpreted launch's _Shadow: of the storages among `values` (as launch_reach
+    finds them) and of `more_storages` (the call's own allocations), made when this is (in
+    the caller's own torch work) and applied while it is entered. The caller asks
+    `unseen_bytes()` after it (in its own torch work again)."""
+
+    def __init__(self, values, more_storages):
+        self.shadow = _Shadow([*_storages(values), *more_storages])
+
+    def __enter__(self):
+        _SHADOWS.append(self.shadow)
+
+    def __exit__(self, *exc):
+        _SHADOWS.remove(self.shadow)
+        return False
+
+    def unseen_bytes(self) -> int:
+        return self.shadow.unseen_bytes()
+
+
+def _storages(values) -> list:
+    found, todo = [], list(values)
+    while todo:
+        v = todo.pop()
+        if isinstance(v, tuple):
+            todo += list(v)
+            continue
+        t = v if hasattr(v, "untyped_storage") else getattr(v, "base", None)
+        if hasattr(t, "untyped_storage"):
+            found.append(t.untyped_storage())
+    return found

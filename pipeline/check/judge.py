@@ -361,6 +361,16 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
     probes = [("unwritten_output", lambda c=c: checker.check_unwritten(c)) for c in largest[:1]]
     if len(largest) >= 2:
         probes.append(("memoisation", lambda: checker.probe_memoisation(largest[0], largest[1], secret)))
+    # in every other dtype too, at the small test shape (a cache used for fp16 only passed
+    # when the probe ran in the first dtype alone: red team, 2026-12-06)
+    for dtype in dict.fromkeys(c.dtype for c in runnable if c.dtype != runnable[0].dtype):
+        pair = [
+            c for c in runnable if c.dtype == dtype and c.family == "test_shapes" and c.shape == small_shape
+        ]
+        if len(pair) >= 2:
+            probes.append(
+                ("memoisation", lambda a=pair[0], b=pair[1]: checker.probe_memoisation(a, b, secret))
+            )
     probes += [("many_calls", lambda c=c: checker.probe_many_calls(Case("after_many_calls", c.dtype, c.shape,
                                                                          c.seed, c.make)))
                for c in small[:1]]  # fmt: skip

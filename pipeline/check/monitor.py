@@ -861,11 +861,14 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
                     rec.host_views.append(
                         "host memory torch did not allocate (NumPy, a buffer), handed to a launch"
                     )
-        reach = contextlib.nullcontext()
+        reach = shadow = contextlib.nullcontext()
         if kind == "triton-interpreter" and rec is not None and rec.watch_writes:
-            from pipeline.check.interpreted import launch_reach
+            from pipeline.check.interpreted import launch_reach, launch_shadow
 
             reach = launch_reach((*args, *kwargs.values()), rec.out_of_reach)
+            with monitor.own_work():  # (every launch: which calls are guarded, the runner knows)
+                allocated = [a.buffer.untyped_storage() for a in rec.allocations]
+                shadow = launch_shadow((*args, *kwargs.values()), allocated)
         guard = contextlib.nullcontext()
         if (
             kind == "triton-interpreter"
@@ -878,9 +881,17 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
 
             guard = launch_guard(rec.launch_code)
         try:
-            with reach, guard, monitor.guarding(guard):
+            with reach, shadow, guard, monitor.guarding(guard):
                 return original(self_, *args, **kwargs)
         finally:
+            if not isinstance(shadow, contextlib.nullcontext):
+                with monitor.own_work():
+                    unseen = shadow.unseen_bytes()
+                if unseen:
+                    rec.host_views.append(
+                        f"a write inside a kernel launch that none of its stores made ({unseen} byte(s) of "
+                        "memory it could write: native code or host code running inside the launch)"
+                    )
             if rec is not None and rec.launch_code and monitor.depth == 1:
                 rec.host_views += [
                     f"the candidate's own Python, run inside a kernel launch ({', '.join(rec.launch_code)})"

@@ -75,10 +75,11 @@ OFFSET_BYTES = (
 
 
 def non_contiguous(t, layout: str):
-    """The same values in another layout, as torch ops take them: column-major, every other
-    element of a storage twice as long, rows padded (a slice x[1:, 1:N+1] of a wider storage:
-    unit stride, a row stride above N, a storage offset), or contiguous but starting
-    OFFSET_BYTES into its storage (x[k:]). A 1-D tensor has no columns: every other element.
+    """The same values in another layout, as torch ops take them: column-major (the
+    transpose of a slice w[:, 1:] of a wider storage: a leading dimension past M and a
+    storage offset), the odd elements of a storage twice as long (stride 2, offset 1), rows
+    padded (a slice x[1:, 1:N+1] of a wider storage: unit stride, a row stride above N, a
+    storage offset), or contiguous but starting OFFSET_BYTES into its storage (x[k:]). A 1-D tensor has no columns: every other element.
     "broadcast" and "broadcast_last" change the values: the first row (or element), or the
     first column, expanded over the others, a stride of 0, as torch's broadcasting hands a
     tensor over (the reference sees the same)."""
@@ -89,25 +90,27 @@ def non_contiguous(t, layout: str):
     if layout.startswith("broadcast"):  # one index's values repeated along a dim (stride 0 there)
         dim = -1 if layout == "broadcast_last" else 0
         return t.narrow(dim, 0, 1).expand(t.shape)
-    if layout == "column_major" and t.dim() >= 2:
-        return t.transpose(-1, -2).contiguous().transpose(-1, -2)
-    if layout == "padded_rows":
+    if layout == "column_major" and t.dim() >= 2:  # with a leading dimension past M, one element in
+        wide = torch.empty((*t.shape[:-2], t.shape[-1], t.shape[-2] + 1), dtype=t.dtype, device=t.device)
+        view = wide[..., 1:].transpose(-1, -2)
+    elif layout == "padded_rows":
         wide = torch.empty((*[d + 1 for d in t.shape[:-1]], t.shape[-1] + 3), dtype=t.dtype, device=t.device)
         view = wide[(*[slice(1, None)] * (t.dim() - 1), slice(1, t.shape[-1] + 1))]
     elif layout == "offset":
         skip = max(1, OFFSET_BYTES // t.element_size())
         view = torch.empty(t.numel() + skip, dtype=t.dtype, device=t.device)[skip:].view(t.shape)
-    else:
+    else:  # the odd elements: a stride and an offset at once (a kernel that dropped the offset
+        # of any view but a unit-stride one passed when no layout had both: 2026-12-06)
         wide = torch.empty((*t.shape[:-1], 2 * t.shape[-1]), dtype=t.dtype, device=t.device)
-        view = wide[..., ::2]
+        view = wide[..., 1::2]
     view.copy_(t)
     return view
 
 
 def random_shapes(op, rng: random.Random, max_work: int, scale: int) -> list[dict]:
-    """Odd sizes, a single row, a long row, and sizes that are 2 more than a multiple of 4
-    (a kernel wrong only there passed: odd and test sizes never leave that remainder, red
-    team 2026-12-05). Shape keys are ordered outermost first, the last key is the row
+    """Odd sizes, a single row, a long row, sizes that are 2 more than a multiple of 4 (a
+    kernel wrong only there passed: odd and test sizes never leave that remainder, red
+    team 2026-12-05), a row of whole tiles (2^14 or 3 * 2^14), and many short rows. Shape keys are ordered outermost first, the last key is the row
     length; sizes are bounded by the reference's own TEST_SHAPES (times `scale`) and by
     `max_work`, the product of all sizes, each halved keeping its remainder mod 4."""
     keys = list(op.TEST_SHAPES[-1])
@@ -125,6 +128,20 @@ def random_shapes(op, rng: random.Random, max_work: int, scale: int) -> list[dic
     long_row[keys[-1]] = power * ((4 * hi[keys[-1]] + 2 * rng.randrange(1, 64)) // power | 1)
     shapes.append(long_row)
     shapes.append({k: 4 * rng.randrange(0, hi[k] // 16 + 1) + 2 for k in keys})  # (a quarter of hi: CPU time)
+    # a row of 2^14 or 3 * 2^14: two or more whole tiles of any power-of-two width up to
+    # 8192 (a fast path for rows of whole 4096-wide tiles that forgot to rescale passed: no
+    # row length above 4096 was a multiple of 1024, 2026-12-06), and many rows of a few elements, 4 to 8 times the most rows a test shape
+    # has (a grouped matmul ordering wrong past 256 rows passed on a CPU, whose sizes stop
+    # at the test shapes' own: 2026-12-06)
+    tiles = {k: rng.randrange(1, 3) for k in keys}
+    tiles[keys[-1]] = (1 << 14) * rng.choice((1, 3))
+    shapes.append(tiles)
+    if len(keys) > 1:
+        rows = {k: rng.randrange(1, 9) | 1 for k in keys}
+        rows[keys[0]] = rng.randrange(4 * hi[keys[0]], 8 * hi[keys[0]] + 1) | 1
+        for k in keys[1:-1]:  # (matmul's N: more than one tile across, the last key kept short)
+            rows[k] = rng.randrange(hi[k], 2 * hi[k] + 1) | 1
+        shapes.append(rows)
     return [_fit(s, max_work) for s in shapes]
 
 

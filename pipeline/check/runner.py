@@ -165,6 +165,7 @@ class Runner:
         ]
         record["reused_buffer"] = any(_overlaps(out, earlier) for _, earlier, _ in self.audited)
         record["earlier_output_changed"] = any(not same_bytes(held, copy) for held, copy in self.held)
+        record["output_overlaps"] = _elements_share_memory(out)
         record.update(launches=rec.launches, launch_kinds=sorted(rec.launch_kinds), torch_ops=rec.torch_ops[:20],
                       host_views=rec.host_views[:10], threads=rec.threads[:10], light=rec.light,
                       unseen_writes=rec.unseen_writes, output_problem=rec.output_problem(out),
@@ -206,11 +207,25 @@ class Runner:
             torch.cuda.empty_cache()
 
 
+def _elements_share_memory(t) -> bool:
+    """Whether two of t's elements may be one place in memory (a stride of 0, or strides
+    that fold dims onto each other): a softmax that returned one row expanded over all of
+    them (stride 0) gave right values, and an output no in-place op can take (2026-12-06).
+    Sufficient, not exact: dims by stride, each must step past all the smaller ones span."""
+    reach = 0
+    for stride, n in sorted((st, n) for n, st in zip(t.shape, t.stride()) if n > 1):
+        if stride <= reach:
+            return True
+        reach += (n - 1) * stride
+    return False
+
+
 def _span(t):
-    """The bytes of t's storage from its first element to its last, the gaps between them
-    included: a strided input's gaps are the caller's memory too (a softmax kept scratch in
-    the unused half of x[:, ::2], and its elements alone were compared: red team, 2026-12-05).
-    What lies past the last element is the red zones' (bounds)."""
+    """The bytes of t's storage from its start to t's last element: the gaps between its
+    elements and what lies before its first are the caller's memory too (a softmax kept
+    scratch in the unused half of x[:, ::2]: red team, 2026-12-05; one kept each row's max
+    in front of a view with a storage offset: 2026-12-06). What lies past the last element
+    is the red zones' (bounds)."""
     import torch
 
     size = t.element_size()
@@ -218,7 +233,7 @@ def _span(t):
         return torch.empty(0, dtype=torch.uint8, device=t.device)
     last = sum((n - 1) * stride for n, stride in zip(t.shape, t.stride()))
     storage = torch.empty(0, dtype=torch.uint8, device=t.device).set_(t.untyped_storage())
-    return storage[t.storage_offset() * size : (t.storage_offset() + last + 1) * size]
+    return storage[: (t.storage_offset() + last + 1) * size]
 
 
 class ModeStacks:
