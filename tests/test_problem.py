@@ -168,7 +168,8 @@ def test_an_input_rtol_raises_the_tolerance_for_large_inputs_only():
 
     op = load_op("softmax", REPO)
     base = op.tolerance(torch.float32)["rtol"]
-    unit = op.tolerance(torch.float32, (torch.randn(8, 64),))["rtol"]
+    # (clamped: a draw past |x| 4.2, about one run in seventy, raised it past 1.1x: CI, 2026-12-06)
+    unit = op.tolerance(torch.float32, (torch.randn(8, 64).clamp(-3, 3),))["rtol"]
     large = torch.randn(8, 64) * 4 + 1000
     large[0, 0] = float("inf")  # specials are left out of the size
     raised = op.tolerance(torch.float32, (large,))["rtol"]
