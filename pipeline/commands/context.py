@@ -33,7 +33,7 @@ def rules(op: str, impl: str) -> str:
 Rules:
 - Edit only kernels/{op}/{impl}.py. Its `kernel(*inputs)` must match `reference` in
   reference.py (same inputs, same output shape and dtype), allocate and return its output,
-  take any input strides, and never modify its inputs. Its first docstring line says what
+  take any input strides (every size is at least 1), and never modify its inputs. Its first docstring line says what
   this version changes.
 - Check an edit with `kpipe try {op} kernels/{op}/{impl}.py` (add `--json` for the figures
   as JSON): it compiles, judges and (on a GPU) times the file in one go. The judge runs the
