@@ -95,3 +95,19 @@ def test_the_bench_elementwise_check_says_what_compare_says_element_by_element()
         flagged = bool(outside_tolerance(out, r, FP32))
         assert flagged == bad
         assert flagged == (res["bad_elements"] > 0 or "NaN or Inf" in res.get("reason", "")), res
+
+
+@pytest.mark.parametrize("dtype, tol", [(torch.float32, FP32), (torch.bfloat16, BF16)])
+def test_small_results_are_judged_relative_where_the_reference_keeps_them(dtype, tol):
+    """Rule 6 (KEEPS_SMALL): a softmax row with probabilities down to e^-700. Rounded to the
+    dtype it passes; flushed to 0 or clamped up to e^-20 it fails, though rules 1-5 let
+    both through (the RMS-scaled band is far wider than those outputs)."""
+    x = torch.tensor([[0.0, -5.0, -30.0, -100.0, -700.0]], dtype=torch.float64)
+    r = torch.softmax(x, dim=-1)
+    keeps = {**tol, "keeps_small": True}
+    assert compare(r.to(dtype), r, keeps)["ok"]
+    floor = math.exp(-20) / float(torch.exp(x).sum())
+    for wrong in (torch.where(r < floor, 0.0, r), r.clamp(min=floor)):
+        assert compare(wrong.to(dtype), r, tol)["ok"]  # what rules 1-5 alone let pass
+        res = compare(wrong.to(dtype), r, keeps)
+        assert not res["ok"] and "not computed" in res["reason"], res["reason"]

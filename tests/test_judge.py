@@ -178,7 +178,7 @@ def test_floats_a_launch_hands_its_kernel_are_host_values():
     class Sum(float):
         pass
 
-    assert _floats(launched, (torch.zeros(1), (1.0, Sum(2.0), 3), 1e-6, 7), {"BLOCK": 4.0}) == 4
+    assert len(_floats(launched, (torch.zeros(1), (1.0, Sum(2.0), 3), 1e-6, 7), {"BLOCK": 4.0})) == 4
 
 
 def test_a_small_host_constant_copied_to_the_device_is_no_compute_but_a_large_one_is():
@@ -947,13 +947,13 @@ def test_a_kept_buffer_dying_while_the_kept_are_remembered_is_no_crash(monkeypat
     monitor.keep((first, second))
     held = {"second": second}
     del second
-    real = mon._storage_bytes
+    real = mon.storage_bytes
 
     def bytes_then_drop(storage):
         held.pop("second", None)  # the last reference: its callback runs now, mid-loop
         return real(storage)
 
-    monkeypatch.setattr(mon, "_storage_bytes", bytes_then_drop)
+    monkeypatch.setattr(mon, "storage_bytes", bytes_then_drop)
     monitor.remember_kept()
     assert list(monitor._kept) == [first.untyped_storage().data_ptr()]
 

@@ -5,6 +5,7 @@ witness (outside.py) drives a runner under Nsight Compute with the same Checker.
 
 from __future__ import annotations
 
+import math
 import random
 import tempfile
 from pathlib import Path
@@ -417,6 +418,15 @@ class Checker:
                 steps.append(
                     (f"the same buffers with one element of input {k + 1} changed", one, {"into": True})
                 )
+        # the low bits of every element of one input drawn afresh, each input in turn, as few
+        # as move the reference past the tolerance (a cache keyed on an exact hash of each
+        # value's top 16 bits passed every change above: red team, 2026-12-06)
+        for k in range(len(in_b)):
+            nudged = self.nudged(in_b, k, b, rng)
+            if nudged is not None:
+                steps.append(
+                    (f"the same buffers with every element of input {k + 1} nudged", nudged, {"into": True})
+                )
         # small whole numbers in the first input, then two of them swapped: the same values,
         # so the same sum in any order, norm or histogram (a cache keyed on each input's sum
         # passed: red team, 2026-12-05)
@@ -436,6 +446,7 @@ class Checker:
             steps.append(("the same buffers with two elements of input 1 swapped", swapped, {"into": True}))
             one = swapped
         steps.append(("the same tensors again, untouched", one, {"again": True}))
+        digests = []
         for n, (what, inputs, how) in enumerate(steps):
             case = a if n == 0 else b
             rung = case.rung if n == 0 else "no_cached_results"  # the first call is an ordinary one
@@ -451,6 +462,57 @@ class Checker:
                 out, ref, inputs, case, rung, "" if n == 0 else f"wrong output on {what}: "
             ):
                 return
+            digests.append(reply["record"].get("host_digest"))
+        self.check_host_values(digests, [inputs for _, inputs, _ in steps], b)
+
+    def check_host_values(self, digests: list, inputs: list, case: Case) -> None:
+        """(CPU) The host values that entered torch in each memoisation call (tensors made
+        from Python lists, fills' scalars, floats handed to launches, up to the constant
+        allowance): the same in the last call as in the one before on the same contents, but
+        not the same through calls on new contents, they follow the inputs: host code read
+        them and computed (outputs of 60 KB made by tolist() and Python, which no watch
+        sees, then moved by a copy kernel, passed: red team, 2026-12-06)."""
+        same = max((i for i in range(len(inputs) - 1) if inputs[i] is inputs[-1]), default=None)
+        if same is None or None in digests or digests[same] != digests[-1]:
+            return  # (none reported: a GPU; or values that change call to call on any inputs)
+        if len(set(digests[1:-1])) > 1:
+            self.rungs.failed("real_kernel", "no kernel computed the output: host values that entered torch "
+                              "(a tensor made from Python values, a fill, a float handed to a launch) changed with "
+                              "the inputs' contents: host code read them", case)  # fmt: skip
+
+    def nudged(self, inputs: tuple, k: int, case: Case, rng: random.Random) -> tuple | None:
+        """`inputs` with the low L bits of every finite element of input k drawn afresh: each
+        value stays in its bucket of any key made of its top bits but the last L + 1, a
+        change of up to 2^L ulps. L is one more than the least at which the reference's old
+        output, rounded, no longer passes for the new inputs (so a result kept from before
+        is wrong by then); None where no L short of the exponent moves it."""
+        import torch
+
+        from pipeline.check.accuracy import compare
+
+        x = inputs[k]
+        if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+            return None
+        ints = {2: torch.int16, 4: torch.int32, 8: torch.int64}[x.element_size()]
+        bits = x.contiguous().view(ints)
+        gen = torch.Generator().manual_seed(rng.randrange(2**31))
+        noise = torch.randint(0, 2**62, x.shape, generator=gen, dtype=torch.int64).to(
+            device=x.device, dtype=ints
+        )
+        finite = torch.isfinite(x)
+
+        def with_low_bits(n):  # (exponent and sign untouched: n stays below the mantissa's width)
+            mask = (1 << n) - 1
+            return torch.where(finite, ((bits & ~mask) | (noise & mask)).view(x.dtype), x)
+
+        stale = self.op.reference(*inputs).to(x.dtype)
+        mantissa = round(-math.log2(torch.finfo(x.dtype).eps))  # stored mantissa bits
+        for n in range(1, mantissa):
+            new = (*inputs[:k], with_low_bits(n), *inputs[k + 1 :])
+            tol = self.op.tolerance(case.dtype, new)
+            if not compare(stale, self.op.reference(*new), tol, scale=self.op.output_scale(new))["ok"]:
+                return (*inputs[:k], with_low_bits(min(n + 1, mantissa)), *inputs[k + 1 :])
+        return None
 
 
 def candidate_frames(trace: str, path: str | None) -> list[str]:

@@ -264,6 +264,39 @@ def warm_up() -> None:
     _rewrite_triton_functions()
 
 
+def shuffle_programs() -> None:
+    """(CPU) Each interpreted launch runs its programs in an order drawn afresh, not the
+    interpreter's grid order. A GPU runs them in no promised order, at once: a split-K matmul
+    whose first split stored its partial sum while the others added theirs atomically was
+    right only because the interpreter runs split 0 first (red team, 2026-12-06). Done
+    through the builder's set_grid_idx, which the grid loop calls once for each program:
+    every program still runs once. Installed before the candidate loads (a launch's code
+    must not change after: monitor._run_in_launches)."""
+    import random
+
+    module = sys.modules.get("triton.runtime.interpreter")
+    builder = getattr(module, "InterpreterBuilder", None)
+    if builder is None or getattr(builder.set_grid_idx, "_kpipe_shuffled", False):
+        return
+    real_dim, real_idx = builder.set_grid_dim, builder.set_grid_idx
+    draw, order = random.Random(os.urandom(16)), []
+
+    def set_grid_dim(self, nx, ny, nz):
+        real_dim(self, nx, ny, nz)
+        order[:] = range(nx * ny * nz)
+        draw.shuffle(order)
+
+    def set_grid_idx(self, x, y, z):
+        nx, ny, nz = self.grid_dim
+        if len(order) == nx * ny * nz:  # (the grid loop's program (x, y, z) runs another)
+            x, rest = divmod(order[(x * ny + y) * nz + z], ny * nz)
+            y, z = divmod(rest, nz)
+        real_idx(self, x, y, z)
+
+    set_grid_idx._kpipe_shuffled = True
+    builder.set_grid_dim, builder.set_grid_idx = set_grid_dim, set_grid_idx
+
+
 def autotune_hooks(autotuner) -> str | None:
     """(CPU) Why an autotuned launch could run the candidate's host code inside it, or None:
     a config's pre_hook, the autotuner's own pre or post hook, a pruning function or a
@@ -627,7 +660,7 @@ class _Shadow:
             start, size = storage.data_ptr(), storage.nbytes()
             if size and start not in seen:
                 seen.add(start)
-                live = _storage_uint8(storage)
+                live = storage_bytes(storage)
                 expected = live.clone()
                 self.views.append((start, start + size, live, expected, expected.numpy()))
 
@@ -655,7 +688,8 @@ class _Shadow:
         return sum(int((live != expected).sum()) for _, _, live, expected, _ in self.views)
 
 
-def _storage_uint8(storage):
+def storage_bytes(storage):
+    """A storage's bytes, as a uint8 tensor over them (torch's own: never a NumPy view)."""
     import torch
 
     return torch.empty(0, dtype=torch.uint8, device=storage.device).set_(storage)
@@ -668,7 +702,7 @@ class launch_shadow:
     `unseen_bytes()` after it (in its own torch work again)."""
 
     def __init__(self, values, more_storages):
-        self.shadow = _Shadow([*_storages(values), *more_storages])
+        self.shadow = _Shadow([*storages_of(values), *more_storages])
 
     def __enter__(self):
         _SHADOWS.append(self.shadow)
@@ -681,14 +715,18 @@ class launch_shadow:
         return self.shadow.unseen_bytes()
 
 
-def _storages(values) -> list:
+def storages_of(values) -> list:
+    """The CPU storages, not empty, of the tensors among `values` and inside tuples among
+    them (a triton.reinterpret'd tensor by its base)."""
+    import torch
+
     found, todo = [], list(values)
     while todo:
         v = todo.pop()
         if isinstance(v, tuple):
             todo += list(v)
             continue
-        t = v if hasattr(v, "untyped_storage") else getattr(v, "base", None)
-        if hasattr(t, "untyped_storage"):
+        t = v if isinstance(v, torch.Tensor) else getattr(v, "base", None)
+        if isinstance(t, torch.Tensor) and t.device.type == "cpu" and t.untyped_storage().nbytes():
             found.append(t.untyped_storage())
     return found

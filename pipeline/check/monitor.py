@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
+import hashlib
 import importlib.util
 import operator
 import os
@@ -50,7 +51,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from pipeline.check import provenance
-from pipeline.check.interpreted import OWN_HOOK, own_hook_call
+from pipeline.check.interpreted import OWN_HOOK, own_hook_call, storage_bytes, storages_of
 
 ALLOCATING = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"}
 HARMLESS = {
@@ -175,20 +176,6 @@ class Kept:
     known: torch.Tensor  # its bytes at this call's start, or as a launch or watched op left them
 
 
-def _storage_bytes(storage) -> torch.Tensor:
-    return torch.empty(0, dtype=torch.uint8, device=storage.device).set_(storage)
-
-
-def _storages(values) -> list:
-    """The storages of the tensors among `values` (a triton.reinterpret'd one by its base)."""
-    found = []
-    for v in values:
-        t = v if isinstance(v, torch.Tensor) else getattr(v, "base", None)
-        if isinstance(t, torch.Tensor) and t.device.type == "cpu" and t.untyped_storage().nbytes():
-            found.append(t.untyped_storage())
-    return found
-
-
 @dataclass
 class CallRecord:
     launches: int = 0
@@ -203,16 +190,26 @@ class CallRecord:
     unseen_writes: int = 0  # times an allocation held bytes no launch or watched op wrote
     out_of_reach: list = field(default_factory=list)  # (CPU) addresses a launch reached past its tensors
     host_constant_bytes: int = 0  # bytes copied from the host to the device (HOST_CONSTANT_BYTES)
+    # (CPU) a digest of those host values: a constant is the same for any input contents
+    host_digest: object = field(default_factory=lambda: hashlib.blake2b(digest_size=8))
     light: bool = False  # allocations followed as they are: no poison, no red zones
 
     def host_made(self, t: torch.Tensor) -> None:
         """(CPU) A tensor made from host values: a constant up to HOST_CONSTANT_BYTES a call, as
         on a GPU; past that, results host code computed (it read the inputs where no watch
         can see a read: tolist(), a NumPy array over their addresses)."""
+        if self.host_constant_bytes <= HOST_CONSTANT_BYTES:  # (past it: rejected whatever it holds)
+            # (tolist, not a NumPy view: the watch counts those as host views)
+            self.host_digest.update(bytes(t.detach().contiguous().view(-1).view(torch.uint8).tolist()))
         self.host_bytes(t.numel() * t.element_size())
 
-    def host_bytes(self, nbytes: int) -> None:
+    def host_bytes(self, nbytes: int, values: list = ()) -> None:
         """(CPU) Host values entering torch, by tensor or by Python scalar (a fill's value)."""
+        if values:  # (by the types' own C methods: a subclass's __repr__ is the candidate's code)
+            kinds = ((float, float.hex), (complex, complex.__repr__), (int, int.__repr__))
+            self.host_digest.update(
+                " ".join(next(f(v) for t, f in kinds if isinstance(v, t)) for v in values).encode()
+            )
         self.host_constant_bytes += nbytes
         if self.host_constant_bytes > HOST_CONSTANT_BYTES and not any(
             "host values" in v for v in self.host_views
@@ -320,7 +317,7 @@ class _Watch(TorchDispatchMode):
             scalars = [
                 v for v in (*args, *kwargs.values()) if type(v) in (int, float, complex)
             ]  # not pin_memory=
-            rec.host_bytes(SCALAR_BYTES * len(scalars))
+            rec.host_bytes(SCALAR_BYTES * len(scalars), scalars)
         if name in ALLOCATING:
             return self.monitor.poisoned_alloc(func(*args, **kwargs))
         if name in CONSTANT_ALLOCATING:
@@ -456,11 +453,12 @@ class CallMonitor:
         _patch_host_views()
         _patch_threads()
         if device == "cpu":
-            from pipeline.check.interpreted import warm_up, watch_memory, watch_rewrites
+            from pipeline.check.interpreted import shuffle_programs, warm_up, watch_memory, watch_rewrites
 
             watch_rewrites()
             warm_up()  # (no call is watched yet, no candidate loaded)
             watch_memory()
+            shuffle_programs()
             _forbid_audit_hooks()
         self.hooks_before = _hook_state()  # before the candidate's import
         _HOOKS_AT_WATCH.update(self.hooks_before)
@@ -484,7 +482,7 @@ class CallMonitor:
             # result into an input's storage through raw memory and had a kernel copy it out,
             # then put the input back, passed (red team, 2026-12-05: inputs_untouched looks only
             # after the call)
-            for storage in _storages(self._given):
+            for storage in storages_of(self._given):
                 self._kept_entry(storage)
             self.remember_kept()  # what the kept buffers hold now: unwatched calls may have changed them
         try:
@@ -564,20 +562,20 @@ class CallMonitor:
             if storage is None:
                 self._kept.pop(key, None)
             else:
-                k.known = _storage_bytes(storage).clone()
+                k.known = storage_bytes(storage).clone()
 
     def check_kept(self, values) -> None:
         """(CPU) The buffers made before the call among `values` (a launch's arguments, what a
         watched op writes) must hold what the watch last saw in them; a difference was written
         by something no watch saw (host code through raw pointers, say). Counted once, then
         taken as seen."""
-        for storage in _storages(values):
+        for storage in storages_of(values):
             k = self._kept.get(storage.data_ptr())
             if k is None or k.ref() is not storage:
                 k = self._moved(storage)
-            if k is not None and k.ref() is storage and not torch.equal(_storage_bytes(storage), k.known):
+            if k is not None and k.ref() is storage and not torch.equal(storage_bytes(storage), k.known):
                 self.record.unseen_writes += 1
-                k.known = _storage_bytes(storage).clone()
+                k.known = storage_bytes(storage).clone()
 
     def _moved(self, storage) -> Kept | None:
         """(CPU) A kept storage found at a new address (resize_ on an UntypedStorage moves it
@@ -593,9 +591,9 @@ class CallMonitor:
     def keep(self, values) -> None:
         """(CPU) After a launch or a watched op: what its buffers hold now is seen. Every buffer
         a launch is handed but the call's inputs is kept, for the calls to come."""
-        for storage in _storages(values):
+        for storage in storages_of(values):
             if storage.data_ptr() not in self._input_storages:  # (an input must hold still)
-                self._kept_entry(storage).known = _storage_bytes(storage).clone()
+                self._kept_entry(storage).known = storage_bytes(storage).clone()
 
     def _kept_entry(self, storage) -> Kept:
         key = storage.data_ptr()
@@ -613,7 +611,7 @@ class CallMonitor:
         """(CPU) Whether every storage among `values` (set_'s source) is one the watch knows:
         an allocation of this call, an input, or a buffer kept from an earlier launch."""
         known = {a.buffer.untyped_storage().data_ptr() for a in rec.allocations}
-        known |= self._input_storages | set(self._kept) | {s.data_ptr() for s in _storages(self._given)}
+        known |= self._input_storages | set(self._kept) | {s.data_ptr() for s in storages_of(self._given)}
         storages = [v for v in values if isinstance(v, (torch.UntypedStorage, torch.TypedStorage))]
         storages += [v.untyped_storage() for v in values if isinstance(v, torch.Tensor)]
         return all(getattr(s, "_untyped_storage", s).data_ptr() in known for s in storages)
@@ -691,7 +689,7 @@ class CallMonitor:
         storage = tensor.untyped_storage()
         if storage.nbytes() and not tensor.storage_offset():
             self.record.allocations.append(
-                Allocation(buffer=_storage_bytes(storage), used_bytes=storage.nbytes())
+                Allocation(buffer=storage_bytes(storage), used_bytes=storage.nbytes())
             )
             if self.record.watch_writes:
                 self.record.saw(self.record.allocations[-1:])
@@ -841,7 +839,8 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
                 rec.host_views.append(why)
             elif monitor.depth == 0:
                 rewrite_ahead(reached)
-            rec.host_bytes(SCALAR_BYTES * _floats(self_, args, kwargs))
+            floats = _floats(self_, args, kwargs)
+            rec.host_bytes(SCALAR_BYTES * len(floats), floats)
         if callable(kwargs.get("grid")):
             kwargs["grid"] = _outside_launch(monitor, kwargs["grid"], (*args, *kwargs.values()))
         elif kind.startswith("triton") and "grid" in kwargs:
@@ -991,22 +990,22 @@ def _outside_launch(monitor: CallMonitor, fn, launched: tuple = ()):
     return grid
 
 
-def _floats(launched, args, kwargs) -> int:
-    """(CPU) How many Python floats a launch hands its kernel, constexprs included: host values,
+def _floats(launched, args, kwargs) -> list:
+    """(CPU) The Python floats a launch hands its kernel, constexprs included: host values,
     like a fill's (a tuple of host-computed sums passed as an argument, which the body only
     stores, passed every watch: red team, 2026-12-05). Integers are not counted: sizes,
     strides and offsets are what kernels take (known gap: a float's bits passed as one)."""
     values = [v for k, v in kwargs.items() if k != "grid"] + list(
         args
     )  # constexprs too: a tuple of sums passed so
-    count, todo = 0, values
+    found, todo = [], values
     while todo:
         v = todo.pop()
         if isinstance(v, (tuple, list)):
             todo.extend(v)
         elif isinstance(v, (float, complex)):
-            count += 1
-    return count
+            found.append(v)
+    return found
 
 
 def _plain_grid(grid):

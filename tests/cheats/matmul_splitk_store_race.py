@@ -1,0 +1,116 @@
+"""Exploit (a race only a GPU can lose: the interpreter runs programs one after another, in
+order): a split-K matmul in one launch, grid (tiles, SPLIT_K), where the program of split 0
+STORES its partial tile into the output (so no zero fill is needed: the output is
+torch.empty) and the programs of splits 1.. tl.atomic_add theirs onto it. A common slip
+when turning split-K into a single launch: it is right only if split 0's store lands before
+every other split's atomic add of the same tile.
+
+Triton's interpreter (TRITON_INTERPRET=1, the judge's CPU path) runs the grid as nested
+Python loops, x outermost, y next (triton/runtime/interpreter.py GridExecutor.__call__:
+`for x in range(grid[0]): for y in range(grid[1]): ...`), so for every tile split 0 always
+runs first and the result is exact; every probe (unwritten output, shadow of the stores,
+atomics read back) sees a correct, fully written output. On a GPU the programs of one tile
+run at the same time: whenever an atomic add of split s >= 1 reaches the tile before split
+0's plain store, the store overwrites it and that split's share of the K-sum is lost.
+Accepted on a CPU until 2026-12-06 (red team, tenth session): now each interpreted launch runs
+its programs in an order drawn afresh (interpreted.shuffle_programs).
+"""
+
+import torch
+import triton
+import triton.language as tl
+
+OP, EXPECTED_RUNG = "matmul", "unwritten_output|accuracy"
+BM, BN, BK = 64, 64, 32
+SPLIT_K = 4
+
+
+@triton.jit
+def matmul_kernel(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    sam,
+    sak,
+    sbk,
+    sbn,
+    scm,
+    scn,
+    K_PER_SPLIT,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+    PRECISION: tl.constexpr,
+):
+    tile = tl.program_id(0)
+    split = tl.program_id(1)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    pid_m = tile // tiles_n
+    pid_n = tile % tiles_n
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    k0 = split * K_PER_SPLIT
+    k_end = tl.minimum(k0 + K_PER_SPLIT, K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(k0, k_end, BLOCK_K):
+        ks = k + rk
+        a = tl.load(
+            a_ptr + rm[:, None].to(tl.int64) * sam + ks[None, :] * sak,
+            mask=(rm[:, None] < M) & (ks[None, :] < k_end),
+            other=0.0,
+        )
+        b = tl.load(
+            b_ptr + ks[:, None].to(tl.int64) * sbk + rn[None, :] * sbn,
+            mask=(ks[:, None] < k_end) & (rn[None, :] < N),
+            other=0.0,
+        )
+        acc = tl.dot(a, b, acc, input_precision=PRECISION)
+    c_ptrs = c_ptr + rm[:, None].to(tl.int64) * scm + rn[None, :] * scn
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    if split == 0:
+        tl.store(c_ptrs, acc, mask=mask)  # the first split initialises the tile ...
+    else:
+        tl.atomic_add(c_ptrs, acc, mask=mask)  # ... and the others add onto it (RACE)
+
+
+@triton.jit
+def cast_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(dst_ptr + offs, tl.load(src_ptr + offs, mask=m).to(dst_ptr.dtype.element_ty), mask=m)
+
+
+def kernel(a, b):
+    M, K = a.shape
+    _, N = b.shape
+    acc = torch.empty((M, N), device=a.device, dtype=torch.float32)
+    k_per_split = triton.cdiv(triton.cdiv(K, SPLIT_K), BK) * BK
+    grid = (triton.cdiv(M, BM) * triton.cdiv(N, BN), SPLIT_K)
+    matmul_kernel[grid](
+        a,
+        b,
+        acc,
+        M,
+        N,
+        K,
+        a.stride(0),
+        a.stride(1),
+        b.stride(0),
+        b.stride(1),
+        acc.stride(0),
+        acc.stride(1),
+        k_per_split,
+        BLOCK_M=BM,
+        BLOCK_N=BN,
+        BLOCK_K=BK,
+        PRECISION="ieee" if a.dtype == torch.float32 else "tf32",
+    )
+    if a.dtype == torch.float32:
+        return acc
+    out = torch.empty((M, N), device=a.device, dtype=a.dtype)
+    cast_kernel[(max(1, triton.cdiv(M * N, 1024)),)](acc, out, M * N, BLOCK=1024)
+    return out
