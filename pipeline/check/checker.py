@@ -312,13 +312,30 @@ class Checker:
         if out1 is None or out2 is None or out1.shape != out2.shape:
             return  # the run rung says why
         same = (out1 == out2) | (torch.isnan(out1) & torch.isnan(out2))
-        if bool(same.all()):
-            self.rungs.passed("unwritten_output")
+        # a poison shows as itself or as NaN in the first run only (NaN spreads through
+        # arithmetic on it); finite values that differ are atomics summed in another order, as
+        # a GPU and the shuffled interpreter do, judged by the tolerance (an honest split-K
+        # with atomic adds was rejected here as unwritten: red team, 2026-12-06)
+        poisoned = ~same & (
+            (torch.isnan(out1) & ~torch.isnan(out2)) | (out1 == POISON_2) | (out2 == POISON_2)
+        )
+        if bool(poisoned.any()):
+            flat = torch.nonzero(poisoned.reshape(-1)).reshape(-1)
+            self.rungs.failed("unwritten_output", f"{flat.numel()} of {out1.numel()} output element(s) were "
+                              f"never written: they hold the poison (first at flat index {int(flat[0])})",
+                              case)  # fmt: skip
             return
-        flat = torch.nonzero(~same.reshape(-1)).reshape(-1)
-        self.rungs.failed("unwritten_output", f"{flat.numel()} of {out1.numel()} output element(s) were "
-                          f"never written: they hold the poison (first at flat index {int(flat[0])})",
-                          case)  # fmt: skip
+        if not bool(same.all()):
+            from pipeline.check.accuracy import compare
+
+            result = compare(
+                out2, out1, self.op.tolerance(case.dtype, inputs), scale=self.op.output_scale(inputs)
+            )
+            if not result["ok"]:
+                self.rungs.failed("unwritten_output", "two runs on the same inputs disagree beyond the tolerance "
+                                  f"(a race, or memory no launch wrote): {result['reason']}", case)  # fmt: skip
+                return
+        self.rungs.passed("unwritten_output")
 
     def check_light_calls(self) -> None:
         """(GPU) A light call runs no CUPTI, so one that launched nothing the watch saw is not
@@ -421,12 +438,18 @@ class Checker:
         # the low bits of every element of one input drawn afresh, each input in turn, as few
         # as move the reference past the tolerance (a cache keyed on an exact hash of each
         # value's top 16 bits passed every change above: red team, 2026-12-06)
+        # then of one element anywhere (a key that hashed a sample's low bits too passed the
+        # first: red team, 2026-12-06)
         for k in range(len(in_b)):
-            nudged = self.nudged(in_b, k, b, rng)
-            if nudged is not None:
-                steps.append(
-                    (f"the same buffers with every element of input {k + 1} nudged", nudged, {"into": True})
-                )
+            for where, only in (
+                ("every element", None),
+                ("one element", rng.randrange(max(1, in_b[k].numel()))),
+            ):
+                nudged = self.nudged(in_b, k, b, rng, only)
+                if nudged is not None:
+                    steps.append(
+                        (f"the same buffers with {where} of input {k + 1} nudged", nudged, {"into": True})
+                    )
         # small whole numbers in the first input, then two of them swapped: the same values,
         # so the same sum in any order, norm or histogram (a cache keyed on each input's sum
         # passed: red team, 2026-12-05)
@@ -480,8 +503,11 @@ class Checker:
                               "(a tensor made from Python values, a fill, a float handed to a launch) changed with "
                               "the inputs' contents: host code read them", case)  # fmt: skip
 
-    def nudged(self, inputs: tuple, k: int, case: Case, rng: random.Random) -> tuple | None:
-        """`inputs` with the low L bits of every finite element of input k drawn afresh: each
+    def nudged(
+        self, inputs: tuple, k: int, case: Case, rng: random.Random, only: int | None = None
+    ) -> tuple | None:
+        """`inputs` with the low L bits of every finite element of input k (or of element
+        `only` of it, by flat index) drawn afresh: each
         value stays in its bucket of any key made of its top bits but the last L + 1, a
         change of up to 2^L ulps. L is one more than the least at which the reference's old
         output, rounded, no longer passes for the new inputs (so a result kept from before
@@ -500,6 +526,8 @@ class Checker:
             device=x.device, dtype=ints
         )
         finite = torch.isfinite(x)
+        if only is not None:
+            finite &= (torch.arange(x.numel(), device=x.device) == only).view(x.shape)
 
         def with_low_bits(n):  # (exponent and sign untouched: n stays below the mantissa's width)
             mask = (1 << n) - 1

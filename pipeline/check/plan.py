@@ -111,7 +111,7 @@ def random_shapes(op, rng: random.Random, max_work: int, scale: int) -> list[dic
     """Odd sizes, a single row, a long row, sizes that are 2 more than a multiple of 4 (a
     kernel wrong only there passed: odd and test sizes never leave that remainder, red
     team 2026-12-05), a row of whole tiles (2^14 or 3 * 2^14), and many short rows (for matmul, an output of
-    many tiles both ways). Shape keys are ordered outermost first, the last key is the row
+    many tiles both ways), and as many rows again of 17..63. Shape keys are ordered outermost first, the last key is the row
     length; sizes are bounded by the reference's own TEST_SHAPES (times `scale`) and by
     `max_work`, the product of all sizes, each halved keeping its remainder mod 4."""
     keys = list(op.TEST_SHAPES[-1])
@@ -155,6 +155,19 @@ def random_shapes(op, rng: random.Random, max_work: int, scale: int) -> list[dic
                 rows[k] = 512 * 3 + 1 + 2 * rng.randrange(8)
             rows[keys[-1]] = rng.choice((1, 3))
         shapes.append(rows)
+        # as many rows again, each 17..63 long (matmul: N of half to all the test shapes'
+        # most, K 17..33): a kernel that takes rows of 16 or fewer on another path hid a
+        # persistent loop's state carried from row to row, and one with K below 16 a grouped
+        # ordering's tail, while every shape with many rows had rows of 9 or fewer (red team,
+        # 2026-12-06)
+        medium = dict(
+            rows, **{keys[0]: 512 * j + 1 + 2 * rng.randrange(8), keys[-1]: 2 * rng.randrange(8, 32) + 1}
+        )
+        for k in keys[1:-1]:
+            medium[k] = rng.randrange(hi[k] // 2, hi[k] + 1) | 1
+        if len(keys) > 2:
+            medium[keys[-1]] = 2 * rng.randrange(8, 17) + 1
+        shapes.append(medium)
     return [_fit(s, max_work) for s in shapes]
 
 
