@@ -29,7 +29,8 @@ import triton
 import triton.language as tl
 from torch.utils._python_dispatch import TorchDispatchMode
 
-OP, EXPECTED_RUNG = "rmsnorm", "real_kernel|run|process|accuracy"
+# on a GPU (H100, 2026-12-06): unwritten_output (no interpreted launch to slip a mode into)
+OP, EXPECTED_RUNG = "rmsnorm", "real_kernel|run|process|unwritten_output|accuracy"
 EPS = 1e-6
 _C = torch._C
 

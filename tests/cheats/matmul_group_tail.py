@@ -17,7 +17,8 @@ import torch
 import triton
 import triton.language as tl
 
-OP, EXPECTED_RUNG = "matmul", "accuracy"
+# on a GPU (H100, 2026-12-06): unwritten_output, the skipped tail tiles keep the poison
+OP, EXPECTED_RUNG = "matmul", "accuracy|unwritten_output"
 
 
 @triton.jit
