@@ -293,8 +293,8 @@ def check_candidate(op: str, path: str, device: str, root: str, secret: int,
                          log_tail=child.tail())  # fmt: skip
         finally:
             child.close()
-    changed = sorted(k for k in set(before) | set(workspace_hashes(Path(root))) if before.get(k) !=
-                     workspace_hashes(Path(root)).get(k))  # fmt: skip
+    after = workspace_hashes(Path(root))
+    changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
     if changed and rungs.isolation.startswith("full"):
         # The runner could write nowhere but its scratch: someone else edited the project
         # while the check ran (an editor, another check). No verdict either way: the
