@@ -95,6 +95,106 @@ def test_unverified_dtypes_are_named_in_an_accepted_verdict():
     assert record["unverified_dtypes"] == ["bfloat16"] and "bfloat16" in record["reason"]
 
 
+def test_what_only_the_interpreter_raises_leaves_the_whole_check_unverified():
+    """A loop variable is a Python int in Triton's interpreter and a tensor in a GPU compile:
+    `blk.to(tl.int64)` raises only here. That call's rung needs a GPU, and the verdict is
+    "unverified" even where every other rung passed (raised on the probes' calls alone, it
+    would otherwise escape them). Any other raise rejects."""
+    from pipeline.check.checker import Checker
+
+    figures = {"max_abs_err": 0.0, "max_rel_err": 0.0, "rmse": 0.0, "psnr_db": 200.0, "cossim": 1.0}
+    case = Case("test_shapes", torch.float32, {"n": 8}, 1, None)
+
+    def judged(raised: str) -> dict:
+        rungs = Rungs()
+        rungs.passed("accuracy/float32/test_shapes", figures)
+        Checker(None, None, "cpu", rungs, 1, "k.py").raised(
+            {"raised": raised}, "accuracy/float32/random_shapes", case
+        )
+        return verdict(rungs, "cpu", 1, 0.0)
+
+    scalar = judged("InterpreterError: AttributeError(\"'int' object has no attribute 'to'\")")
+    assert scalar["verdict"] == "unverified" and "Python int" in scalar["reason"], scalar["reason"]
+    assert scalar["rungs"]["accuracy/float32/random_shapes"]["ok"] is None
+    for other in ("InterpreterError: AttributeError(\"'int' object has no attribute 'numpy'\")",
+                  "AttributeError: 'int' object has no attribute 'to'", "ValueError: wrong"):  # fmt: skip
+        assert judged(other)["verdict"] == "rejected", other
+
+
+REDUCE_WITH_A_JIT_COMBINE = """
+import triton.language as tl
+from triton.runtime.interpreter import InterpretedFunction
+
+
+def _bigger(a, b):
+    return tl.maximum(a, b)
+
+
+bigger = InterpretedFunction(_bigger)
+
+
+def _row_max(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    tl.store(out_ptr, tl.reduce(tl.load(x_ptr + tl.arange(0, BLOCK)), 0, bigger))
+
+
+row_max = InterpretedFunction(_row_max)
+"""
+
+
+def test_a_jit_combine_function_runs_in_a_guarded_launch_as_jit_code(tmp_path):
+    """Triton's interpreter runs the jit function tl.reduce is handed as it is written (its
+    combine_fn.fn), never rewritten: code host_reach vetted as a body, not the candidate's
+    host code (a correct online softmax was rejected for it, 2026-12-06)."""
+    from pipeline.check.interpreted import host_reach, launch_guard, rewrite_ahead, watch_rewrites
+
+    watch_rewrites()
+    path = tmp_path / "reduce_combine.py"
+    path.write_text(REDUCE_WITH_A_JIT_COMBINE)
+    spec = importlib_util.spec_from_file_location("reduce_combine", path)
+    module = importlib_util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x, out = torch.tensor([3.0, -1.0, 7.0, 2.0]), torch.zeros(1)
+    reached = []
+    assert host_reach(module.row_max, (x, out), {"BLOCK": 4}, reached) is None
+    rewrite_ahead(reached)
+    module.row_max[(1,)](x, out, BLOCK=4)  # (the interpreter's first launch imports Gluon: the runner has)
+    out.zero_()
+    found = []
+    with launch_guard(found):
+        module.row_max[(1,)](x, out, BLOCK=4)
+    assert found == [] and out.item() == 7.0, found
+
+
+def test_a_host_tensor_descriptor_is_a_triton_argument_and_a_look_alike_is_not():
+    """Triton's host TensorDescriptor (a dataclass: its __init__ and __eq__ are code that
+    dataclasses generated, and its __repr__ a wrapper of such code) is Triton's own argument
+    type, as a TensorWrapper is (a correct TMA kernel was rejected, 2026-12-06)."""
+    descriptors = pytest.importorskip("triton.tools.tensor_descriptor")
+    from triton.runtime.interpreter import InterpretedFunction
+
+    from pipeline.check.interpreted import host_reach
+
+    def copy(x_desc, BLOCK: tl_constexpr()):
+        x_desc.store([0], x_desc.load([0]))
+
+    x = torch.zeros(16)
+    desc = descriptors.TensorDescriptor.from_tensor(x, [16])
+    assert host_reach(InterpretedFunction(copy), (desc,), {"BLOCK": 16}) is None
+
+    class Forged(descriptors.TensorDescriptor):  # the candidate's subclass: its methods are its own
+        def __eq__(self, other):
+            return print(self.base) or True
+
+    forged = Forged(x, list(x.shape), [1], [16])
+    assert "argument 'x_desc'" in host_reach(InterpretedFunction(copy), (forged,), {"BLOCK": 16})
+
+
+def tl_constexpr():
+    import triton.language as tl
+
+    return tl.constexpr
+
+
 def test_a_judge_out_of_memory_gives_no_verdict_and_any_other_death_rejects(monkeypatch, tmp_path):
     """The H200 run of 2026-12-03 checked ten candidates side by side; a judge that ran the
     GPU out of memory said REJECTED for a correct kernel. Out of memory is unverified now;

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 import tempfile
 from pathlib import Path
 
@@ -27,6 +28,13 @@ WATCHED_FIRST = 6  # ... after this many watched ones
 GUARDED_FIRST = 1
 GUARD_SHARE = 16
 MANY_CALLS = (100, 250)  # (600 at most cost up to 1.2 s of a 5 s CPU check)
+# (CPU) Triton's interpreter runs a loop variable as a Python int where a GPU compile has a
+# tensor: `blk.to(tl.int64)` over `for blk in range(pid, n, step)` compiles for sm_90 and
+# raises here (a correct persistent kernel was rejected for it, 2026-12-06). What the
+# interpreter cannot run is unverified, never rejected.
+INTERPRETER_SCALAR = re.compile(
+    r"InterpreterError: AttributeError\(\"'(int|float|bool)' object has no attribute '(\w+)'\"\)"
+)
 
 
 # One call in a process that has loaded none of the judge's modules, as a user's program
@@ -50,9 +58,13 @@ spec = importlib.util.spec_from_file_location("candidate", path)
 module = importlib.util.module_from_spec(spec)
 sys.modules["candidate"] = module
 spec.loader.exec_module(module)
-out = module.kernel(*inputs)
-if torch.cuda.is_available():
-    torch.cuda.synchronize()
+try:
+    out = module.kernel(*inputs)
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+except Exception as exc:  # what it raised, as the runner says it (a crash tells nothing)
+    send(conn, {"raised": f"{type(exc).__name__}: {exc}"})
+    raise SystemExit(0)
 out = out.detach().clone() if type(out) is torch.Tensor else None
 send(conn, {"out": out})
 """
@@ -88,6 +100,12 @@ def load_request(op, path: str, device: str) -> dict:
         "device": device,
         "root": str(Path(op.path).parents[1]),
     }
+
+
+def _tensor_method(name: str) -> bool:
+    import triton.language as tl
+
+    return not name.startswith("_") and callable(getattr(tl.tensor, name, None))
 
 
 class Checker:
@@ -144,6 +162,13 @@ class Checker:
             return False
         frames = candidate_frames(reply.get("trace", ""), self.path)
         where = f" at {frames[-1]}" if frames else ""
+        scalar = INTERPRETER_SCALAR.match(str(reply["raised"])) if self.device == "cpu" else None
+        if scalar and _tensor_method(scalar.group(2)):
+            why = (f"Triton's interpreter ran a Python {scalar.group(1)} where a GPU compile has a tensor "
+                   f"(.{scalar.group(2)} of a loop variable, say){where}: needs a GPU")  # fmt: skip
+            self.rungs.needs_gpu(rung, why)
+            self.rungs.interpreter_cannot = self.rungs.interpreter_cannot or why
+            return True
         self.rungs.failed(rung, f"raised {reply['raised']}{where}", case, traceback=frames)
         self.cuda_broken |= bool(reply.get("cuda"))  # an illegal address poisons the context
         return True
@@ -406,6 +431,8 @@ class Checker:
             finally:
                 child.kill()
                 shutil.rmtree(scratch, ignore_errors=True)
+            if reply is not None and self.raised(reply, case.rung, case):
+                return
             if reply is not None:
                 ref = self.op.reference(*inputs)
                 if self.check_run(reply["out"], {"type": "not a plain torch.Tensor"}, ref, inputs, case):

@@ -33,8 +33,9 @@ from pipeline.check import provenance
 TRITON_BUILTINS = frozenset(("len", "list", "range", "float", "int", "isinstance", "getattr", "hasattr", "print",
                              "min", "max"))  # fmt: skip
 PLAIN = (int, float, bool, str, complex, type(None))
-# What Triton's own rewriter made (watch_rewrites): each body and every code object in it,
-# by id (kept alive here, so an id stays its own)
+# What Triton's own rewriter made (watch_rewrites), and the jit functions' own code a launch
+# can run as it is (rewrite_ahead): each body and every code object in it, by id (kept alive
+# here, so an id stays its own)
 _REWRITTEN: dict[int, object] = {}
 
 
@@ -220,6 +221,12 @@ def rewrite_ahead(jits: list) -> None:
             jit = jit.fn
         if type(jit) is InterpretedFunction:
             InterpretedFunction.rewrite(jit)
+            code = getattr(jit.fn, "__code__", None)
+            if code is not None and provenance.compiled_from_file(code):
+                # Triton's interpreter runs a jit function handed to tl.reduce or
+                # tl.associative_scan as it is, never rewritten (combine_fn.fn): host_reach
+                # vetted it as a body; a correct online softmax was rejected for it (2026-12-06)
+                _REWRITTEN.update((id(c), c) for c in provenance.all_code(code))
     if len(sys.modules) != _MODULES_SEEN[0]:  # Triton's own (tl.sum's combine): a module imported since
         _rewrite_triton_functions()
 
@@ -482,13 +489,33 @@ def _triton_class(cls: type) -> bool:
         for member in vars(klass).values():
             member = getattr(member, "__func__", getattr(member, "fget", member))
             if isinstance(member, FunctionType) and not (
-                provenance.own_function(member, _in_triton) or provenance.own_function(member, _in_stdlib)
+                provenance.own_function(member, _in_triton)
+                or provenance.own_function(member, _in_stdlib)
+                or _generated_for(member, klass)
             ):
                 return False  # (Enum puts the standard library's __new__ in each enum class)
             cells = provenance.cell_values(member) if isinstance(member, FunctionType) else []
-            if any(v not in cls.__mro__ and not _data_free(v) for v in cells):  # (a method's __class__)
+            if any(
+                v not in cls.__mro__
+                and not _data_free(v)
+                and not (isinstance(v, FunctionType) and _generated_for(v, klass))
+                for v in cells
+            ):  # (a method's __class__; the generated __repr__ that dataclasses' wrapper holds)
                 return False
     return True
+
+
+def _generated_for(fn: FunctionType, klass: type) -> bool:
+    """A method that dataclasses generated for Triton's own dataclass `klass` (a host
+    TensorDescriptor's __init__ and __eq__: file name "<string>", over its module's globals;
+    refused as a kernel argument until 2026-12-06, a correct TMA kernel rejected)."""
+    module = sys.modules.get(klass.__module__)
+    return (
+        module is not None
+        and fn.__globals__ is vars(module)
+        and provenance.library_code(fn.__code__, fn.__globals__)
+        and fn.__code__.co_filename == "<string>"
+    )
 
 
 def _triton_function(fn: FunctionType) -> bool:

@@ -137,6 +137,10 @@ class Rungs:
         self.running = ""  # the probe or case under way: what a hung or dead runner was doing
         self.isolation = ""  # what the runner could lock down (pipeline/check/runner.py)
         self.disturbed = ""  # why the check cannot stand, through no fault of the candidate
+        # (CPU) a call raised what only Triton's interpreter raises: the whole verdict is
+        # "unverified", never "accepted" (a kernel raising it on the probes' calls alone
+        # would otherwise pass on the cases' calls)
+        self.interpreter_cannot = ""
         self.seconds: dict[str, float] = {}  # phase -> seconds (Rungs.clock)
 
     def clock(self, phase: str, began: float) -> None:
@@ -489,6 +493,8 @@ def verdict(rungs: Rungs, device: str, secret: int, start: float, backend: str |
             reason += f" ({rungs.stopped})"
     elif rungs.disturbed:
         status, reason = "unverified", rungs.disturbed
+    elif rungs.interpreter_cannot:
+        status, reason = "unverified", rungs.interpreter_cannot
     elif not ran:
         status = "unverified"
         reason = f"no accuracy rung could run on this machine ({device}): " + (

@@ -127,7 +127,12 @@ def _generated_method(code: CodeType, scope: dict) -> bool:
         cls = scope.get(name)
         if isinstance(cls, type) and cls.__module__ == scope["__name__"]:
             for member in list(vars(cls).values()):
-                if getattr(getattr(member, "__func__", member), "__code__", None) is code:
+                member = getattr(member, "__func__", member)
+                # (dataclasses wraps the __repr__ it generates: the wrapper is the member)
+                wrapped = getattr(member, "__wrapped__", None)
+                if any(
+                    c is code for c in (getattr(member, "__code__", None), getattr(wrapped, "__code__", None))
+                ):
                     return True
     return False
 
