@@ -34,9 +34,10 @@ TRITON_BUILTINS = frozenset(("len", "list", "range", "float", "int", "isinstance
                              "min", "max"))  # fmt: skip
 PLAIN = (int, float, bool, str, complex, type(None))
 # What Triton's own rewriter made (watch_rewrites), and the jit functions' own code a launch
-# can run as it is (rewrite_ahead): each body and every code object in it, by id (kept alive
-# here, so an id stays its own)
+# can run as it is, called by Triton's interpreter alone (rewrite_ahead, _AS_WRITTEN): each
+# body and every code object in it, by id (kept alive here, so an id stays its own)
 _REWRITTEN: dict[int, object] = {}
+_AS_WRITTEN: dict[int, object] = {}
 
 
 def watch_rewrites() -> None:
@@ -100,6 +101,13 @@ def launch_guard(found: list):
     def trace(frame, event, arg):  # called as each Python function starts, never per line (returns None)
         code = frame.f_code
         if id(code) in _REWRITTEN:
+            return
+        caller = frame.f_back
+        if (
+            id(code) in _AS_WRITTEN
+            and caller is not None
+            and (_in_triton(caller.f_code.co_filename) or id(caller.f_code) in _AS_WRITTEN)
+        ):  # (the caller started inside the launch too: already judged here, as Triton's)
             return
         key = (id(code), id(frame.f_globals))  # (a library's code over other globals is judged again)
         if key in _CLEARED:
@@ -226,7 +234,7 @@ def rewrite_ahead(jits: list) -> None:
                 # Triton's interpreter runs a jit function handed to tl.reduce or
                 # tl.associative_scan as it is, never rewritten (combine_fn.fn): host_reach
                 # vetted it as a body; a correct online softmax was rejected for it (2026-12-06)
-                _REWRITTEN.update((id(c), c) for c in provenance.all_code(code))
+                _AS_WRITTEN.update((id(c), c) for c in provenance.all_code(code))
     if len(sys.modules) != _MODULES_SEEN[0]:  # Triton's own (tl.sum's combine): a module imported since
         _rewrite_triton_functions()
 
