@@ -27,7 +27,7 @@ HANG_TIMEOUT_S = 15
 ONLY = set(os.environ.get("KPIPE_TEST_ONLY", "").split())
 
 
-def kpipe(*args, cwd=REPO, timeout=600):
+def kpipe(*args, cwd=REPO, timeout=1200):
     return run([sys.executable, "-m", "pipeline.commands.cli", *args], cwd, timeout=timeout)
 
 

@@ -60,7 +60,7 @@ compile:
 
 test:
   device: auto        # cuda when a GPU is present, else cpu (Triton's interpreter)
-  timeout_s: 300      # per candidate
+  timeout_s: 900      # per candidate
   trials: 2           # fresh seeds per TEST_SHAPES entry and dtype
 
 bench:
