@@ -135,7 +135,9 @@ def random_shapes(op, rng: random.Random, max_work: int, scale: int) -> list[dic
     # has (a grouped matmul ordering wrong past 256 rows passed on a CPU, whose sizes stop
     # at the test shapes' own: 2026-12-06)
     tiles = {k: rng.randrange(1, 3) for k in keys}
-    tiles[keys[-1]] = (1 << 14) * rng.choice((1, 3))
+    # (matmul: 2^12 or 3 * 2^12, a whole number of K steps of any width up to 4096; 3 * 2^14
+    # was 768 interpreted steps of a 64-deep K tile for one output element, twice)
+    tiles[keys[-1]] = (1 << (14 if len(keys) == 2 else 12)) * rng.choice((1, 3))
     shapes.append(tiles)
     if len(keys) > 1:
         rows = {k: rng.randrange(1, 9) | 1 for k in keys}
@@ -146,27 +148,34 @@ def random_shapes(op, rng: random.Random, max_work: int, scale: int) -> list[dic
         j = rng.randrange(max(1, 4 * hi[keys[0]] // 512), max(2, 8 * hi[keys[0]] // 512) + 1)
         rows[keys[0]] = 512 * j + 1 + 2 * rng.randrange(8)
         if len(keys) > 2:
-            # (matmul) 1537..1551 both ways, 13 output tiles of 128 each, 169 > an H100's 132
-            # SMs, K 1 or 3: a persistent kernel that carried state from one tile to the next
-            # (its accumulator zeroed once, not per tile) passed while no shape had more
-            # tiles than programs (red team, 2026-12-06); unscaled on a GPU, whose bench
-            # shape has thousands of tiles
-            for k in keys[:-1]:
-                rows[k] = 512 * 3 + 1 + 2 * rng.randrange(8)
-            rows[keys[-1]] = rng.choice((1, 3))
+            # (matmul) more output tiles than an H100's 132 SMs for every tile of 128 x 256
+            # or smaller, either way round: 16897..16911 rows (133 tiles of 128, 67 of 256)
+            # by 1 or 3 columns, then the same across, K 1 or 3. A persistent kernel that
+            # carried state from one tile to the next (its accumulator zeroed once, not per
+            # tile) passed while no shape had more tiles than programs (red team,
+            # 2026-12-06), and one of 128x256 tiles while the draw was 1537..1551 square
+            # (91 such tiles). Two thin shapes cost a kernel of 16x16 tiles a third of the
+            # programs that square did (thousands, interpreted: a correct split-K ran past
+            # CI's 300 s limit). Unscaled on a GPU, whose bench shape has thousands of tiles.
+            thin = 512 * 33 + 1 + 2 * rng.randrange(8)
+            rows = {keys[0]: thin, **{k: rng.choice((1, 3)) for k in keys[1:]}}
+            shapes.append(
+                {keys[0]: rng.choice((1, 3)), **{k: thin for k in keys[1:-1]}, keys[-1]: rows[keys[-1]]}
+            )
         shapes.append(rows)
-        # as many rows again, each 17..63 long (matmul: N of half to all the test shapes'
-        # most, K 17..33): a kernel that takes rows of 16 or fewer on another path hid a
-        # persistent loop's state carried from row to row, and one with K below 16 a grouped
-        # ordering's tail, while every shape with many rows had rows of 9 or fewer (red team,
-        # 2026-12-06)
+        # as many rows again, each 17..63 long (matmul: below): a kernel that takes rows of
+        # 16 or fewer on another path hid a persistent loop's state carried from row to row,
+        # and one with K below 16 a grouped ordering's tail, while every shape with many
+        # rows had rows of 9 or fewer (red team, 2026-12-06)
         medium = dict(
             rows, **{keys[0]: 512 * j + 1 + 2 * rng.randrange(8), keys[-1]: 2 * rng.randrange(8, 32) + 1}
         )
         for k in keys[1:-1]:
             medium[k] = rng.randrange(hi[k] // 2, hi[k] + 1) | 1
         if len(keys) > 2:
-            medium[keys[-1]] = 2 * rng.randrange(8, 17) + 1
+            # (matmul) N 257..271, K 17..23: a grouped ordering's partial last group of row
+            # tiles shows only where there is more than one tile across, for tiles up to 256
+            medium.update({keys[-2]: 257 + 2 * rng.randrange(8), keys[-1]: 2 * rng.randrange(8, 12) + 1})
         shapes.append(medium)
     return [_fit(s, max_work) for s in shapes]
 

@@ -5,12 +5,12 @@ turning a one-tile-per-program kernel persistent. Every program's second and lat
 come out as their own product PLUS every earlier tile's product of that program.
 
 It is right whenever the number of 64x64 output tiles is at most the number of programs
-(NUM_SMS: the device's SM count on a GPU, 132 (an H100's) on a CPU). The CPU plan never
-draws more than ~85 such tiles: M > 128 only in the "many rows" draw (M <= ~1039), whose N
-stays <= 257, so at most 17 x 5 tiles; every shape with both M and N above 128 is absent.
+(NUM_SMS: the device's SM count on a GPU, 132 (an H100's) on a CPU). The CPU plan drew no
+more than ~85 such tiles (M > 128 only in the "many rows" draw, M <= ~1039, N <= 257).
 A 1024 x 1024 output (256 tiles) is wrong in 124 of its tiles.
-Accepted on a CPU until 2026-12-06 (red team, tenth session): now the many-rows draw of matmul
-is 1537..1551 both ways (169 tiles of 128).
+Accepted on a CPU until 2026-12-06 (red team, tenth session): the many-rows draw of matmul
+was 1537..1551 both ways (169 tiles of 128), and is now 16897..16911 by 1 or 3, and the same
+across (133 tiles of 128 either way; twelfth session).
 """
 
 import torch
