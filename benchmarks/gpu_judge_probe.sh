@@ -8,6 +8,8 @@
 # Logs go to OUT_DIR (default ./gpu-probe): checks.log holds one line per kernel checked.
 # SHIPPED, FIXTURES and CHEATS name the files of each set (globs); set one empty to skip it
 # (gpu_repro.sh's NO_REPRO run judges the correct fixtures and the cheats through pytest).
+# JOBS: cheats checked side by side (default 6; ~16 GB of the GPU a judge at its bench-scale
+# case).
 set -u
 out=${1:-gpu-probe}; op=${2:-softmax}
 mkdir -p "$out"
@@ -31,7 +33,7 @@ for f in ${SHIPPED-kernels/*/triton.py}; do check "$f" "$(basename "$(dirname "$
 for f in ${FIXTURES-tests/fixtures/correct/*.py tests/fixtures/peers/*.py}; do
   check "$f" "$(grep -oP '^OP = "\K\w+' "$f")" accepted & done; wait
 cheats=${CHEATS-tests/cheats/*.py}
-[ -z "$cheats" ] || ls $cheats | xargs -P 6 -I{} bash -c 'f={}; check "$f" "$(grep -oP "^OP, EXPECTED_RUNG = \"\K\w+" "$f")" "$(grep -oP "^OP, EXPECTED_RUNG = \"\w+\", \"\K[\w/|]+" "$f")"'
+[ -z "$cheats" ] || printf "%s\n" $cheats | xargs -P "${JOBS:-6}" -I{} bash -c 'f={}; check "$f" "$(grep -oP "^OP, EXPECTED_RUNG = \"\K\w+" "$f")" "$(grep -oP "^OP, EXPECTED_RUNG = \"\w+\", \"\K[\w/|]+" "$f")"'
 [ -n "${NO_STAGES:-}" ] && { cat "$out/checks.log"; exit 0; }
 mkdir -p metrics
 for stage in "ceilings" "test $op" "bench $op"; do

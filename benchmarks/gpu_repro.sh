@@ -25,6 +25,8 @@
 #                                 the ones no GPU has judged yet, before its time runs out
 #   CHEATS_ONLY="name ..."        the cheats-gpu step checks these alone (the others' tests
 #                                 skip, saying so): the ones whose verdict a change is about
+#   EXTRA_FIXTURES="path ..."     correct kernels the peers step checks beside the wrapped
+#                                 peers (NO_REPRO only): a new fixture no GPU has judged
 #
 # Run it from the copy's root, with dvc and friends on PATH/PYTHONPATH (DEVELOPERS.md:
 # "An offline GPU host"). It copies the tree to $RUN_DIR (default /root/run), makes it a
@@ -286,10 +288,12 @@ if [ -n "${NO_REPRO:-}" ]; then
   } &
   others=2; [ -z "${STEPS:-}" ] || [[ " $STEPS " == *" every-call "* ]] && others=3  # every-call's judge
   echo "   cheats-gpu: $(judges_fit 4 $others) judges side by side, beside $((others - 1))-$others others"
-  { KPIPE_TEST_FIRST="${CHEATS_FIRST:-}" KPIPE_TEST_ONLY="${CHEATS_ONLY:-}" KPIPE_TEST_VERDICTS=$PWD/logs/cheat-verdicts KPIPE_TEST_JUDGES=$(judges_fit 4 $others) TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs --timeout 3600 \
-      tests/test_check.py -k "cheat"
-    TAIL=12 step peers env NO_STAGES=1 SHIPPED= CHEATS= FIXTURES="tests/fixtures/peers/*.py" \
+  # the wrapped peers first (a false rejection there is the costlier news; on 2026-12-06 the
+  # lease ran out before they started), then every cheat
+  { TAIL=12 step peers env NO_STAGES=1 SHIPPED= CHEATS= FIXTURES="tests/fixtures/peers/*.py ${EXTRA_FIXTURES:-}" \
       bash benchmarks/gpu_judge_probe.sh logs/peers
+    KPIPE_TEST_FIRST="${CHEATS_FIRST:-}" KPIPE_TEST_ONLY="${CHEATS_ONLY:-}" KPIPE_TEST_VERDICTS=$PWD/logs/cheat-verdicts KPIPE_TEST_JUDGES=$(judges_fit 4 $others) TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs --timeout 3600 \
+      tests/test_check.py -k "cheat"
   } &
   wait
   judge20
