@@ -4,7 +4,8 @@ import torch
 import triton
 import triton.language as tl
 
-OP, EXPECTED_RUNG = "softmax", "deferred_output"
+# on a GPU (H100, 2026-12-06, twelfth session): no_cached_results, the output of a call on nudged inputs not ready (non-finite) when the memoisation probe read it
+OP, EXPECTED_RUNG = "softmax", "deferred_output|no_cached_results"
 GPU_ONLY = True
 _side = {}
 

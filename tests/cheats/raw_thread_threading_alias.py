@@ -26,7 +26,8 @@ import torch
 import triton
 import triton.language as tl
 
-OP, EXPECTED_RUNG = "vector_add", "real_kernel"
+# on a GPU (H100, 2026-12-06, twelfth session): no_cached_results, the thread's late write changed an earlier output when kernel() was called again
+OP, EXPECTED_RUNG = "vector_add", "real_kernel|no_cached_results"
 
 _job = [None]
 _go = threading.Event()
