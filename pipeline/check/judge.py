@@ -83,6 +83,9 @@ DEFAULTS = {
     "max_work": {"cpu": 2**23, "cuda": 2**31},
     "shape_scale": {"cpu": 1, "cuda": 8},
 }
+# seconds before a candidate is killed, where params.yaml names none (300 s timed out correct
+# matmuls with small tiles on CI's two cores, 2026-12-06)
+TIMEOUT_S = 900.0
 
 
 def settings_for(params: dict, op: str) -> tuple[dict, float, str]:
@@ -90,7 +93,7 @@ def settings_for(params: dict, op: str) -> tuple[dict, float, str]:
 
     sec = section(params, "test", op)
     settings = {k: sec.get(k, v) for k, v in DEFAULTS.items()}
-    return settings, float(sec.get("timeout_s", 900)), str(sec.get("device", "auto"))
+    return settings, float(sec.get("timeout_s", TIMEOUT_S)), str(sec.get("device", "auto"))
 
 
 def new_secret() -> int:
@@ -259,7 +262,7 @@ def can_run(backend: str, device: str, dtype, autotuned: bool = False, libdevice
 
 def check_candidate(op: str, path: str, device: str, root: str, secret: int,
                     settings: dict | None = None, progress: str | None = None,
-                    timeout_s: float = 900.0) -> dict:  # fmt: skip
+                    timeout_s: float = TIMEOUT_S) -> dict:  # fmt: skip
     """Every rung on one candidate. Runs in the judge process, which starts the runner."""
     from pipeline.core.problem import ProblemError, load_op
 

@@ -4,13 +4,14 @@ its accumulator once, before the tile loop, instead of once per tile: the classi
 turning a one-tile-per-program kernel persistent. Every program's second and later tiles
 come out as their own product PLUS every earlier tile's product of that program.
 
-It is right whenever the number of 64x64 output tiles is at most the number of programs
-(NUM_SMS: the device's SM count on a GPU, 132 (an H100's) on a CPU). The CPU plan drew no
-more than ~85 such tiles (M > 128 only in the "many rows" draw, M <= ~1039, N <= 257).
-A 1024 x 1024 output (256 tiles) is wrong in 124 of its tiles.
-Accepted on a CPU until 2026-12-06 (red team, tenth session): the many-rows draw of matmul
-was 1537..1551 both ways (169 tiles of 128), and is now 16897..16911 by 1 or 3, and the same
-across (133 tiles of 128 either way; twelfth session).
+It is right whenever the number of output tiles is at most the number of programs
+(NUM_SMS: the device's SM count on a GPU, 132 (an H100's) on a CPU). The red team's
+version (tenth session) had 64x64 tiles and passed a CPU while no drawn shape had more
+than ~85 of them; the many-rows draw of matmul then became 1537..1551 both ways (169 tiles
+of 128). Its tiles are 128 x 256 now, the harder case (a shape with more such tiles than
+programs has more of any smaller tile too): that square held only 91 of them, so this
+passed a CPU until the draw became 16897..16911 by 1 or 3, and the same across (twelfth
+session; judged on an H100 that day as matmul_persistent_128x256, rejected at accuracy).
 """
 
 import torch
@@ -18,7 +19,7 @@ import triton
 import triton.language as tl
 
 OP, EXPECTED_RUNG = "matmul", "accuracy"
-BM, BN, BK = 64, 64, 32
+BM, BN, BK = 128, 256, 32
 
 
 def _num_sms():
