@@ -225,10 +225,7 @@ def believed(loaded: dict, path: Path) -> dict:
             out["backend"] = "triton" if imports("triton") else "unknown"
     if out.get("autotuned") and "autotune" not in source:
         out["autotuned"] = False
-    # the judge's own reading, not the runner's word: every libdevice function returns None
-    # in Triton's interpreter (3.9: "cannot convert None ... to tensor"), a correct kernel's
-    # failure there, not the kernel's (helper red team, 2026-12-05)
-    out["libdevice"] = re.search(r"\blibdevice\b", source) is not None
+    out["interpreter_cannot"] = interpreter_cannot(source)
     # Only a DSL's own top-level name is looked up, never a name the runner makes up:
     # find_spec("a.b") imports package "a", and a name such as kernels.OP.FILE.x ran the
     # candidate's file in this process (red team, 2026-12-05: its import rewrote the rungs).
@@ -238,7 +235,41 @@ def believed(loaded: dict, path: Path) -> dict:
     return out
 
 
-def can_run(backend: str, device: str, dtype, autotuned: bool = False, libdevice: bool = False) -> str | None:
+def interpreter_cannot(source: str) -> str:
+    """Why Triton's interpreter here cannot run a kernel whose file reads `source`, or "": the
+    judge's own reading, not the runner's word. Each is a correct kernel's failure on a CPU,
+    not the kernel's: every libdevice function returns None in the interpreter (3.9: "cannot
+    convert None ... to tensor"; helper red team, 2026-12-05); inline PTX and extern
+    functions raise NotImplementedError there (a fast exp2 through inline_asm_elementwise is
+    common in tuned kernels); Triton 3.9 removed block pointers (tl.make_block_ptr raises,
+    compiled or interpreted), which the GPU host's 3.6 has. Naming one where it is not used
+    only makes the check unverified on a CPU, never accepted."""
+    import re
+
+    if re.search(r"\blibdevice\b", source):
+        return "Triton's interpreter runs no libdevice function (each returns None there): needs a GPU"
+    if re.search(r"\b(inline_asm_elementwise|extern_elementwise)\b", source):
+        return "Triton's interpreter runs no inline PTX or extern function (NotImplementedError there): needs a GPU"
+    if re.search(r"\bmake_block_ptr\b", source) and not _triton_has_block_pointers():
+        return "this Triton removed tl.make_block_ptr, which the kernel uses: needs a GPU host whose Triton (3.6-3.8) has it"
+    return ""
+
+
+def _triton_has_block_pointers() -> bool:
+    """Read from Triton's source, not by importing it (the judge process stays light)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("triton")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        core = Path(folder) / "language" / "core.py"
+        if core.is_file():
+            return "Block pointers have been removed" not in core.read_text(errors="replace")
+    return True
+
+
+def can_run(
+    backend: str, device: str, dtype, autotuned: bool = False, interpreter_cannot: str = ""
+) -> str | None:
     """None if this dtype can be checked here, else why it needs a GPU."""
     import torch
 
@@ -250,8 +281,8 @@ def can_run(backend: str, device: str, dtype, autotuned: bool = False, libdevice
         return "TileLang's C target (what runs it on a CPU) has no bf16: needs a GPU"
     if autotuned:
         return "Triton's interpreter cannot run @triton.autotune (no active driver): needs a GPU"
-    if backend == "triton" and libdevice:
-        return "Triton's interpreter runs no libdevice function (each returns None there): needs a GPU"
+    if backend == "triton" and interpreter_cannot:
+        return interpreter_cannot
     if backend == "triton" and dtype == torch.bfloat16:
         return "Triton's interpreter cannot do bf16 arithmetic (triton#11584, #10945): needs a GPU"
     return None
@@ -351,7 +382,9 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
     cases = plan_cases(op, secret, settings, device)
     runnable = []
     for case in cases:
-        why = can_run(loaded["backend"], device, case.dtype, loaded["autotuned"], loaded["libdevice"])
+        why = can_run(
+            loaded["backend"], device, case.dtype, loaded["autotuned"], loaded["interpreter_cannot"]
+        )
         if why:
             rungs.needs_gpu(case.rung, why)
         else:
