@@ -8,7 +8,7 @@
 #   bash benchmarks/gpu_judge_lane.sh start CHEAT_LIST [SECONDS]   first call: copy the tree
 #        to /root/lane, start every cheat named in CHEAT_LIST (one path a line, checked in
 #        that order, JOBS at a time, default 5) and the kernels in KERNELS ("op:file ...",
-#        one after another beside them, each must be accepted), then watch
+#        KJOBS at a time beside them, default 1, each must be accepted), then watch
 #   bash benchmarks/gpu_judge_lane.sh watch [SECONDS]              every later call
 #
 # Each call watches for SECONDS (default 480), prints the verdicts so far and packs
@@ -26,8 +26,10 @@ if [ "$mode" = start ]; then
   (setsid nohup env NO_STAGES=1 SHIPPED= FIXTURES= CHEATS="$(cat "$list")" JOBS="${JOBS:-5}" \
     bash -c 'bash benchmarks/gpu_judge_probe.sh /root/probe; touch /root/probe/DONE' \
     > /root/probe.console 2>&1 < /dev/null &)
-  (setsid nohup bash -c 'for k in $KERNELS; do python -m pipeline check "${k%%:*}" "${k#*:}" --device cuda \
-    --json > "/root/probe/kernel-$(basename "${k#*:}" .py).json" 2>&1; done' > /dev/null 2>&1 < /dev/null &)
+  # KJOBS at a time (default 1); a kernel named twice is checked twice (fresh secret seeds)
+  (setsid nohup bash -c 'i=0; for k in $KERNELS; do i=$((i + 1)); echo "$i $k"; done |
+    xargs -P "${KJOBS:-1}" -L 1 sh -c '"'"'python -m pipeline check "${1%%:*}" "${1#*:}" --device cuda --json \
+      > "/root/probe/kernel-$0-$(basename "${1#*:}" .py).json" 2>&1'"'"'' > /dev/null 2>&1 < /dev/null &)
 else
   secs=${2:-480}
 fi

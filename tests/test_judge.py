@@ -294,7 +294,7 @@ def test_a_small_host_constant_copied_to_the_device_is_no_compute_but_a_large_on
     stands in for a GPU (the copy's direction is what the rule reads)."""
     from pipeline.check.monitor import HOST_CONSTANT_BYTES, CallMonitor
 
-    monitor = CallMonitor()
+    monitor = CallMonitor("cuda")  # (host memory is not the call's device)
     with monitor.call() as rec:
         table = torch.ones(4).to("meta")
         assert rec.torch_ops == [] and rec.host_constant_bytes == 16 and table.device.type == "meta"
@@ -302,6 +302,37 @@ def test_a_small_host_constant_copied_to_the_device_is_no_compute_but_a_large_on
         assert rec.torch_ops == ["aten::_to_copy"]
         torch.ones(4).to(torch.float64)  # a cast on the host computes
     assert rec.torch_ops == ["aten::_to_copy", "aten::_to_copy"]
+
+
+def test_a_kernel_asking_for_a_gpu_is_believed_only_where_its_file_names_cuda(tmp_path):
+    """(CPU) "no GPU here" raised by a kernel written for one (its SM count from torch.cuda)
+    makes it unverified, never rejected; the same words from a file that never names CUDA
+    are the kernel's own failure."""
+    from pipeline.check.checker import asks_for_a_gpu
+
+    gpu = tmp_path / "gpu.py"
+    gpu.write_text("sms = torch.cuda.get_device_properties(0).multi_processor_count\n")
+    plain = tmp_path / "plain.py"
+    plain.write_text("raise AssertionError('Torch not compiled with ' + 'C' + 'UDA enabled')\n")
+    assert asks_for_a_gpu("AssertionError: Torch not compiled with CUDA enabled", gpu)
+    assert not asks_for_a_gpu("AssertionError: Torch not compiled with CUDA enabled", plain)
+    assert not asks_for_a_gpu("IndexError: list index out of range", gpu)
+
+
+def test_a_cast_between_floating_dtypes_is_a_move_but_one_through_integers_computes():
+    """`weight.float()` and `out32.to(x.dtype)` round each element alone: no compute (correct
+    wrappers were rejected for them). A cast to or from an integer dtype stays compute."""
+    from pipeline.check.monitor import CallMonitor
+
+    monitor = CallMonitor()
+    x = torch.randn(8)
+    with monitor.call() as rec:
+        x.float().to(torch.float16).to(torch.bfloat16)
+        torch.empty(8, dtype=torch.float64).copy_(x)
+        assert rec.torch_ops == []
+        x.to(torch.int32)
+        torch.empty(8, dtype=torch.int16).copy_(x)
+    assert rec.torch_ops == ["aten::_to_copy", "aten::copy_"]
 
 
 def test_a_move_is_judged_after_the_call_and_a_changed_source_is_caught():

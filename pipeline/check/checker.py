@@ -36,6 +36,25 @@ INTERPRETER_SCALAR = re.compile(
     r"InterpreterError: AttributeError\(\"'(int|float|bool)' object has no attribute '(\w+)'\"\)"
 )
 
+# (CPU) torch's or Triton's words for "there is no GPU here", raised where a kernel's host
+# code asks for one: torch.cuda.get_device_properties for a persistent grid's SM count, a
+# tensor made on "cuda" (the Triton tutorials' persistent matmul does both). A kernel
+# written for a GPU is unverified on a CPU, never rejected, where its own file names CUDA.
+NO_GPU_HERE = re.compile(
+    r"Torch not compiled with CUDA enabled|Found no NVIDIA driver|No CUDA GPUs are available|0 active drivers"
+)
+
+
+def asks_for_a_gpu(message: str, path) -> bool:
+    """(CPU) `message`, an exception the candidate raised, says this machine has no GPU, and
+    its file names CUDA (the judge's own reading: the message is the runner's word)."""
+    if not NO_GPU_HERE.search(message):
+        return False
+    try:
+        return re.search(r"cuda", Path(path).read_text(errors="replace"), re.I) is not None
+    except OSError:
+        return False
+
 
 # One call in a process that has loaded none of the judge's modules, as a user's program
 # would: a kernel that is right only while it can see the judge is wrong here.
@@ -166,6 +185,11 @@ class Checker:
         if scalar and _tensor_method(scalar.group(2)):
             why = (f"Triton's interpreter ran a Python {scalar.group(1)} where a GPU compile has a tensor "
                    f"(.{scalar.group(2)} of a loop variable, say){where}: needs a GPU")  # fmt: skip
+            self.rungs.needs_gpu(rung, why)
+            self.rungs.interpreter_cannot = self.rungs.interpreter_cannot or why
+            return True
+        if self.device == "cpu" and asks_for_a_gpu(str(reply["raised"]), self.path):
+            why = f"the kernel asks for a GPU{where} ({NO_GPU_HERE.search(str(reply['raised'])).group(0)}): needs a GPU"
             self.rungs.needs_gpu(rung, why)
             self.rungs.interpreter_cannot = self.rungs.interpreter_cannot or why
             return True

@@ -50,7 +50,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from pipeline.check.checker import Checker, load_request, runner
+from pipeline.check.checker import Checker, asks_for_a_gpu, load_request, runner
 from pipeline.check.outside import both_tools
 from pipeline.check.plan import Case, plan_cases
 from pipeline.core.problem import DSL_PACKAGES, takes_inputs  # missing DSL_PACKAGES: unverified here
@@ -358,6 +358,9 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
         package = DSL_PACKAGES.get(loaded.get("missing_module", ""))
         if package:  # the kernel may be fine; this machine lacks its DSL
             rungs.needs_gpu("import", f"the {package} package is not installed here", status="needs package")
+        elif device == "cpu" and asks_for_a_gpu(str(loaded["error"]), path):
+            rungs.needs_gpu("import", "the kernel's module asks for a GPU as it loads: needs a GPU")
+            rungs.interpreter_cannot = "the kernel's module asks for a GPU as it loads: needs a GPU"
         else:
             error = str(loaded["error"])
             rungs.failed("import", error if error.startswith(str(path)) else f"{path}: {error}")

@@ -329,6 +329,10 @@ class _Watch(TorchDispatchMode):
             result = func(*args, **kwargs)
             rec.host_made(result if name in ("lift_fresh", "set_") else args[0])
             return result
+        if name in ("_to_copy", "copy_") and _float_cast(name, args, kwargs, self.monitor.device):
+            # a rounding, no compute: judged as a move (an fp32 output cast to the input's
+            # dtype stays the kernel's)
+            return self.monitor.moved(name, args, func(*args, **kwargs))
         if name in LAYOUT and _one_dtype_one_device(args):
             # a move, no compute: a strided input made contiguous, or a kernel's output moved
             # out of a padded buffer (out[:, :N].contiguous()), which stays the kernel's. A
@@ -424,6 +428,32 @@ def _from_host(monitor: CallMonitor, name: str, args) -> bool:
     ):
         return True  # (set_ onto a storage made from bytes: UntypedStorage.from_buffer)
     return name in LAYOUT and any(monitor.foreign(a) for a in args if isinstance(a, torch.Tensor))
+
+
+def _float_cast(name: str, args, kwargs, device: str) -> bool:
+    """A cast from one floating dtype to another on the call's own device (`weight.float()`,
+    `out32.to(x.dtype)`): each element rounded on its own, nothing summed, no host code.
+    Once torch compute here, it rejected correct kernels whose wrappers upcast a weight or
+    downcast an fp32 result (a helper's RMSNorm, 2026-12-05; written as a held-out kernel
+    would be, 2026-12-06); on a GPU the kernel witness already read the cast's copy kernel
+    as a move. Casts to or from integers stay compute (with bit views they approximate
+    log2 and exp2); a cast on the host or between devices is no move (_host_constant)."""
+    if name == "_to_copy":
+        if not args or not isinstance(args[0], torch.Tensor) or kwargs.get("pin_memory"):
+            return False
+        source, target = args[0], kwargs.get("device")
+        if target is not None and torch.device(target).type != source.device.type:
+            return False
+        pairs = [(source, kwargs.get("dtype") or source.dtype)]
+    else:
+        if len(args) < 2 or not all(isinstance(a, torch.Tensor) for a in args[:2]):
+            return False
+        if args[0].device != args[1].device:
+            return False
+        pairs = [(args[1], args[0].dtype)]
+    return all(
+        t.device.type == device and t.dtype.is_floating_point and d.is_floating_point for t, d in pairs
+    )
 
 
 def _one_dtype_one_device(args) -> bool:
