@@ -312,6 +312,38 @@ def shuffle_programs() -> None:
     builder.set_grid_dim, builder.set_grid_idx = set_grid_dim, set_grid_idx
 
 
+def tf32_as_a_gpu_rounds() -> None:
+    """(CPU) An fp32 `tl.dot` whose input precision is TF32 (Triton's default for fp32) rounds
+    its operands to TF32's 10-bit mantissa, as a GPU's tensor cores do; Triton's interpreter
+    multiplies them in full fp32. A matmul that left fp32 at the default was accepted on a CPU
+    and rejected on a GPU (~1e-4 relative error against fp32's 1e-5 bound): now rejected on
+    both. Rounded to nearest, ties away from zero (PTX cvt.rna.tf32.f32); NaN and Inf kept.
+    TF32x3 and IEEE stay exact. Installed before the candidate loads, as shuffle_programs."""
+    import numpy as np
+
+    module = sys.modules.get("triton.runtime.interpreter")
+    builder = getattr(module, "InterpreterBuilder", None)
+    if builder is None or getattr(builder.create_dot, "_kpipe_tf32", False):
+        return
+    from triton._C.libtriton import ir
+
+    real_dot = builder.create_dot
+
+    def to_tf32(handle):
+        data = handle.data
+        bits = (data.view(np.uint32) + np.uint32(0x1000)) & np.uint32(0xFFFFE000)
+        return type(handle)(np.where(np.isfinite(data), bits.view(np.float32), data), handle.dtype)
+
+    def create_dot(self, a, b, d, input_precision, max_num_imprecise_acc):
+        fp32 = all(getattr(h.data, "dtype", None) == np.float32 for h in (a, b))
+        if fp32 and input_precision == ir.INPUT_PRECISION.TF32:
+            a, b = to_tf32(a), to_tf32(b)
+        return real_dot(self, a, b, d, input_precision, max_num_imprecise_acc)
+
+    create_dot._kpipe_tf32 = True
+    builder.create_dot = create_dot
+
+
 def autotune_hooks(autotuner) -> str | None:
     """(CPU) Why an autotuned launch could run the candidate's host code inside it, or None:
     a config's pre_hook, the autotuner's own pre or post hook, a pruning function or a

@@ -483,12 +483,19 @@ class CallMonitor:
         _patch_host_views()
         _patch_threads()
         if device == "cpu":
-            from pipeline.check.interpreted import shuffle_programs, warm_up, watch_memory, watch_rewrites
+            from pipeline.check.interpreted import (
+                shuffle_programs,
+                tf32_as_a_gpu_rounds,
+                warm_up,
+                watch_memory,
+                watch_rewrites,
+            )
 
             watch_rewrites()
             warm_up()  # (no call is watched yet, no candidate loaded)
             watch_memory()
             shuffle_programs()
+            tf32_as_a_gpu_rounds()
             _forbid_audit_hooks()
         self.hooks_before = _hook_state()  # before the candidate's import
         _HOOKS_AT_WATCH.update(self.hooks_before)
