@@ -1145,3 +1145,24 @@ def test_only_namedtuples_own_new_counts_as_library_code():
     }
     forged = eval("lambda _cls, a, b: _tuple_new(_cls, (a, b))", scope)
     assert not library_code(forged.__code__, forged.__globals__)
+
+
+def test_elements_written_by_two_programs_of_one_launch_are_a_race_unless_atomic_or_equal():
+    """(CPU) The interpreter runs each program whole, so a read-add-store split-K loses no
+    update there: the log of which program wrote each element tells it. Atomic adds from
+    many programs, one program writing an element twice, or several writing the same value
+    are no race; a launch that takes a lock is not judged."""
+    import numpy as np
+
+    from pipeline.check.interpreted import _race
+
+    at = np.array([64, 68], dtype=np.uint64)
+    one, two = np.array([1, 2], np.uint64), np.array([3, 4], np.uint64)
+    assert _race([(at, (0, 0, 0), "store", one), (at, (0, 1, 0), "store", two)]).startswith("2 element(s)")
+    assert _race([(at, (0, 0, 0), "store", one), (at, (0, 1, 0), "atomic", None)])
+    assert not _race([(at, (0, 0, 0), "atomic", None), (at, (0, 1, 0), "atomic", None)])
+    assert not _race([(at, (0, 0, 0), "store", one), (at, (0, 0, 0), "store", two)])
+    assert not _race([(at, (0, 0, 0), "store", one), (at, (1, 0, 0), "store", one)])
+    assert not _race([(at, (0, 0, 0), "store", one), (at + 8, (1, 0, 0), "store", two)])
+    lock = (np.array([0], np.uint64), (0, 0, 0), "lock", None)
+    assert not _race([lock, (at, (0, 0, 0), "store", one), (at, (0, 1, 0), "store", two)])

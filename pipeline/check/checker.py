@@ -329,6 +329,8 @@ class Checker:
                          "byte(s) overwritten): a missing mask?", case)  # fmt: skip
         elif "redzone_damage" in record:
             rungs.passed("bounds")
+        if record.get("races"):  # (CPU) what a GPU's racecheck does not see: global memory
+            rungs.failed("memory_safety", f"a race between programs: {record['races'][0]}", case)
 
     def check_accuracy(self, out, ref, inputs, case: Case, rung: str, why: str = "") -> bool:
         from pipeline.check.accuracy import compare

@@ -657,6 +657,86 @@ def _within_reach(ptrs, mask, itemsize: int) -> None:
         found.append(f"{int(addresses[~inside][0]):#x}")
 
 
+_WRITES: list = []  # one log per interpreted launch running: (addresses, program, value bits)
+
+
+@contextlib.contextmanager
+def launch_races(found: list):
+    """(CPU) While one interpreted launch runs, every element its programs store or update
+    atomically is logged with the program that wrote it; at its end, an element that more
+    than one program wrote, at least one with a plain store, goes into `found` (unless
+    every write was a plain store of the same value). A GPU runs a launch's programs at
+    once: such a kernel's result depends on their order. The interpreter runs each program
+    whole, so a split-K whose splits each read, add and store the output lost no update
+    here (red team, 2026-12-06). A launch that takes a lock (an atomic compare-and-swap
+    or exchange) is not judged: its plain stores may be serialised by it."""
+    log: list = []
+    _WRITES.append(log)
+    try:
+        yield
+    finally:
+        _WRITES.pop()
+        race = _race(log)
+        if race and len(found) < 3:
+            found.append(race)
+
+
+def _log_write(ptrs, mask, value, how: str) -> None:
+    """`how`: "store" (values kept, to tell a benign equal write), "atomic" or "lock"."""
+    if not _WRITES:
+        return
+    import numpy as np
+
+    addresses = np.asarray(ptrs, dtype=np.uint64)
+    keep = (
+        np.ones(addresses.shape, dtype=bool)
+        if mask is None
+        else np.broadcast_to(np.asarray(mask, bool), addresses.shape)
+    )
+    addresses = addresses[keep]
+    if addresses.size == 0:
+        return
+    bits = None
+    if how == "store":
+        values = np.ascontiguousarray(np.broadcast_to(np.asarray(value), keep.shape)[keep])
+        bits = (
+            values.view(f"u{values.itemsize}").astype(np.uint64) if values.itemsize in (1, 2, 4, 8) else None
+        )
+    grid = sys.modules["triton.runtime.interpreter"].interpreter_builder.grid_idx
+    _WRITES[-1].append((addresses, grid, how, bits))
+
+
+def _race(log: list) -> str:
+    """The first element of `log` that programs race on, described, or ""."""
+    import numpy as np
+
+    if not log or any(how == "lock" for _, _, how, _ in log):
+        return ""
+    programs = {grid: i for i, grid in enumerate(dict.fromkeys(g for _, g, _, _ in log))}
+    if len(programs) < 2:
+        return ""
+    addr = np.concatenate([a for a, _, _, _ in log])
+    pid = np.concatenate([np.full(a.size, programs[g], dtype=np.int64) for a, g, _, _ in log])
+    plain = np.concatenate([np.full(a.size, how == "store") for a, _, how, _ in log])
+    bits = np.concatenate([b if b is not None else np.zeros(a.size, np.uint64) for a, _, _, b in log])
+    order = np.lexsort((pid, addr))
+    addr, pid, plain, bits = addr[order], pid[order], plain[order], bits[order]
+    first = np.r_[True, addr[1:] != addr[:-1]]
+    starts = np.flatnonzero(first)
+    writers = np.add.reduceat((first | np.r_[True, pid[1:] != pid[:-1]]).astype(np.int64), starts)
+    plains = np.add.reduceat(plain.astype(np.int64), starts)
+    sizes = np.diff(np.r_[starts, addr.size])
+    high = np.maximum.reduceat(np.where(plain, bits, 0), starts)
+    low = np.minimum.reduceat(np.where(plain, bits, np.iinfo(np.uint64).max), starts)
+    same = (plains == sizes) & (high == low)
+    racing = np.flatnonzero((writers > 1) & (plains > 0) & ~same)
+    if racing.size == 0:
+        return ""
+    at = starts[racing[0]]
+    return (f"{racing.size} element(s) written by more than one program of one launch, at least once by a "
+            f"plain store (first at {int(addr[at]):#x}): on a GPU the result depends on the programs' order")  # fmt: skip
+
+
 class _WithinReach:
     """Triton's interpreter's memory operations, each checked by _within_reach first; its
     stores and atomics also applied to the shadows of the launches running (_Shadow)."""
@@ -673,6 +753,7 @@ class _WithinReach:
 
     def store(self, ptrs, value, mask, *rest):
         _within_reach(ptrs, mask, value.itemsize)
+        _log_write(ptrs, mask, value, "store")
         done = self._real.store(ptrs, value, mask, *rest)
         for shadow in _SHADOWS:  # the values the store was handed, not what memory holds now
             shadow.write(ptrs, mask, value)
@@ -680,12 +761,14 @@ class _WithinReach:
 
     def atomic_rmw(self, op, ptrs, value, mask, *rest):
         _within_reach(ptrs, mask, value.itemsize)
+        _log_write(ptrs, mask, value, "lock" if "XCHG" in str(op).upper() else "atomic")
         done = self._real.atomic_rmw(op, ptrs, value, mask, *rest)
         self._read_back(ptrs, mask, value)
         return done
 
     def atomic_cas(self, ptrs, compare, value, *rest):
         _within_reach(ptrs, None, value.itemsize)
+        _log_write(ptrs, None, value, "lock")
         done = self._real.atomic_cas(ptrs, compare, value, *rest)
         self._read_back(ptrs, None, value)
         return done

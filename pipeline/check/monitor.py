@@ -189,6 +189,7 @@ class CallRecord:
     watch_writes: bool = False  # on a CPU: compare allocations with what the watch saw
     unseen_writes: int = 0  # times an allocation held bytes no launch or watched op wrote
     out_of_reach: list = field(default_factory=list)  # (CPU) addresses a launch reached past its tensors
+    races: list = field(default_factory=list)  # (CPU) elements programs of one launch raced on
     host_constant_bytes: int = 0  # bytes copied from the host to the device (HOST_CONSTANT_BYTES)
     # (CPU) a digest of those host values: a constant is the same for any input contents
     host_digest: object = field(default_factory=lambda: hashlib.blake2b(digest_size=8))
@@ -897,11 +898,12 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
                     rec.host_views.append(
                         "host memory torch did not allocate (NumPy, a buffer), handed to a launch"
                     )
-        reach = shadow = contextlib.nullcontext()
+        reach = shadow = races = contextlib.nullcontext()
         if kind == "triton-interpreter" and rec is not None and rec.watch_writes:
-            from pipeline.check.interpreted import launch_reach, launch_shadow
+            from pipeline.check.interpreted import launch_races, launch_reach, launch_shadow
 
             reach = launch_reach((*args, *kwargs.values()), rec.out_of_reach)
+            races = launch_races(rec.races)
             with monitor.own_work():  # (every launch: which calls are guarded, the runner knows)
                 allocated = [a.buffer.untyped_storage() for a in rec.allocations]
                 shadow = launch_shadow((*args, *kwargs.values()), allocated)
@@ -917,7 +919,7 @@ def _wrap(cls, method: str, kind: str, count: bool = True):
 
             guard = launch_guard(rec.launch_code)
         try:
-            with reach, shadow, guard, monitor.guarding(guard):
+            with reach, races, shadow, guard, monitor.guarding(guard):
                 return original(self_, *args, **kwargs)
         finally:
             if not isinstance(shadow, contextlib.nullcontext):

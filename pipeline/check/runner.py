@@ -169,7 +169,7 @@ class Runner:
         record.update(launches=rec.launches, launch_kinds=sorted(rec.launch_kinds), torch_ops=rec.torch_ops[:20],
                       host_views=rec.host_views[:10], threads=rec.threads[:10], light=rec.light,
                       unseen_writes=rec.unseen_writes, output_problem=rec.output_problem(out),
-                      out_of_reach=rec.out_of_reach[:3], modes_left=modes_left,
+                      out_of_reach=rec.out_of_reach[:3], races=rec.races[:3], modes_left=modes_left,
                       host_digest=rec.host_digest.hexdigest())  # fmt: skip
         if not rec.light:  # (a light call's buffers have no red zones)
             record["redzone_damage"] = rec.redzone_damage() + self.monitor.input_redzone_damage(inputs)
