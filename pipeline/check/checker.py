@@ -183,15 +183,13 @@ class Checker:
         where = f" at {frames[-1]}" if frames else ""
         scalar = INTERPRETER_SCALAR.match(str(reply["raised"])) if self.device == "cpu" else None
         if scalar and _tensor_method(scalar.group(2)):
-            why = (f"Triton's interpreter ran a Python {scalar.group(1)} where a GPU compile has a tensor "
-                   f"(.{scalar.group(2)} of a loop variable, say){where}: needs a GPU")  # fmt: skip
-            self.rungs.needs_gpu(rung, why)
-            self.rungs.interpreter_cannot = self.rungs.interpreter_cannot or why
+            self.rungs.cannot_run_here(rung, f"Triton's interpreter ran a Python {scalar.group(1)} where a GPU "
+                                       f"compile has a tensor (.{scalar.group(2)} of a loop variable, say){where}: "
+                                       "needs a GPU")  # fmt: skip
             return True
         if self.device == "cpu" and asks_for_a_gpu(str(reply["raised"]), self.path):
-            why = f"the kernel asks for a GPU{where} ({NO_GPU_HERE.search(str(reply['raised'])).group(0)}): needs a GPU"
-            self.rungs.needs_gpu(rung, why)
-            self.rungs.interpreter_cannot = self.rungs.interpreter_cannot or why
+            said = NO_GPU_HERE.search(str(reply["raised"])).group(0)
+            self.rungs.cannot_run_here(rung, f"the kernel asks for a GPU{where} ({said}): needs a GPU")
             return True
         self.rungs.failed(rung, f"raised {reply['raised']}{where}", case, traceback=frames)
         self.cuda_broken |= bool(reply.get("cuda"))  # an illegal address poisons the context

@@ -196,6 +196,13 @@ class Rungs:
         """A rung that cannot run on this machine: recorded as such, never as passed."""
         self.rungs.setdefault(name, {"ok": None, "status": status, "reason": why})
 
+    def cannot_run_here(self, name: str, why: str):
+        """What failed here is this machine's limit, not the kernel's: the rung needs a GPU
+        and the whole check is unverified (raised on the probes' calls alone, it would
+        otherwise leave the rest to pass)."""
+        self.needs_gpu(name, why)
+        self.interpreter_cannot = self.interpreter_cannot or why
+
     def finish(self) -> dict:
         from pipeline.check.accuracy import worst
 
@@ -359,8 +366,7 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
         if package:  # the kernel may be fine; this machine lacks its DSL
             rungs.needs_gpu("import", f"the {package} package is not installed here", status="needs package")
         elif device == "cpu" and asks_for_a_gpu(str(loaded["error"]), path):
-            rungs.needs_gpu("import", "the kernel's module asks for a GPU as it loads: needs a GPU")
-            rungs.interpreter_cannot = "the kernel's module asks for a GPU as it loads: needs a GPU"
+            rungs.cannot_run_here("import", "the kernel's module asks for a GPU as it loads: needs a GPU")
         else:
             error = str(loaded["error"])
             rungs.failed("import", error if error.startswith(str(path)) else f"{path}: {error}")
