@@ -552,7 +552,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --export) if [ -n "$FAKE_KERNELS" ]; then : > "$2"; fi; shift 2 ;;
     --log-file) printf '%s\\n' "$FAKE_LOG" > "$2"; log=$2; shift 2 ;;
-    --clock-control|--target-processes|--metrics) shift 2 ;;
+    --clock-control|--cache-control|--target-processes|--metrics) shift 2 ;;
     --*) shift ;;
     *) break ;;
   esac
@@ -607,6 +607,7 @@ def test_the_kernel_witness_is_the_judges_runner_under_nsight_compute(tmp_path, 
     assert passed["accuracy/float32/random_shapes"]["ok"] is True  # the runner there judged the case
     args = (tmp_path / "args").read_text().split()
     assert args[args.index("--clock-control") + 1] == "none" and "--log-file" in args and "--nvtx" not in args
+    assert args[args.index("--cache-control") + 1] == "none"  # names only: no flush before each kernel
     assert (
         '"module": "pipeline.check.runner"' in (tmp_path / "args.sandbox").read_text()
     )  # lockdown's boot runs it
