@@ -47,4 +47,34 @@ def with_specials(
     # Two writes: with repeated indices in one write, CUDA leaves which value wins open.
     for at, vals in ((where, picks), (spread, ones)):
         flat[at.to(flat.device)] = vals.to(device=flat.device, dtype=flat.dtype)
+    _other_nans(flat, gen)
     return t
+
+
+# The integer type of each float type's width, to write a NaN's bits.
+_BITS = {
+    torch.float64: torch.int64,
+    torch.float32: torch.int32,
+    torch.float16: torch.int16,
+    torch.bfloat16: torch.int16,
+}
+
+
+def _other_nans(flat, gen) -> None:
+    """Give about two in three of `flat`'s NaNs another encoding: the sign bit set (what
+    `inf - inf` gives on x86), or a payload in the lowest mantissa bit. A kernel that knew
+    NaN only by float('nan')'s exact bits, and took every other NaN for a masked -inf,
+    passed while every NaN drawn had those bits (red team, 2026-12-06)."""
+    ints = _BITS.get(flat.dtype)
+    nans = torch.isnan(flat).nonzero().reshape(-1) if ints is not None else None
+    if nans is None or not nans.numel():
+        return
+    kind = torch.randint(0, 3, (nans.numel(),), generator=gen).to(
+        flat.device
+    )  # 0 as drawn, 1 signed, 2 payload
+    bits = flat.view(ints)
+    sign = torch.tensor(1, dtype=ints).bitwise_left_shift(8 * flat.element_size() - 1).to(flat.device)
+    chosen = bits[nans]
+    chosen = torch.where(kind == 1, chosen | sign, chosen)
+    chosen = torch.where(kind == 2, chosen | 1, chosen)
+    bits[nans] = chosen

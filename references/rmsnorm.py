@@ -59,12 +59,23 @@ def tiny(seed, device, dtype, M, N):
 # where x is finite and the RMS infinite), as the fp64 reference computes it.
 def specials(seed, device, dtype, M, N):
     x, w = make_inputs(seed, device, dtype, M, N)
-    return with_specials(
-        x, seed, share=0.5 / max(1, N), values=(float("nan"), float("inf"), float("-inf"), -0.0)
-    ), w
+    values = (float("nan"), float("inf"), float("-inf"), -0.0)
+    # the weight too, zeros of both signs among its specials: a kernel that turned a NaN or
+    # Inf weight into 0, and wrote +0 wherever the weight was 0, passed while only x had them
+    # (red team, 2026-12-06)
+    return with_specials(x, seed, share=0.5 / max(1, N), values=values), with_specials(
+        w, seed + 1, share=min(0.5, 4.0 / max(1, N)), values=(*values, 0.0)
+    )
 
 
-ADVERSARIAL = {"large": large, "tiny": tiny, "specials": specials}
+# Magnitudes whose squares an fp16 accumulator cannot hold and fp32 can: fp16 inputs up to
+# about 6e4 (8e3 times a normal draw: fp16 overflows past 8 sigma); fp32 and bf16
+# inputs at 1e15 (an fp16 intermediate for a bf16 input overflows there: bf16 has fp32's range).
+def huge(seed, device, dtype, M, N):
+    return make_inputs(seed, device, dtype, M, N, scale={torch.float16: 8e3}.get(dtype, 1e15))
+
+
+ADVERSARIAL = {"large": large, "tiny": tiny, "huge": huge, "specials": specials}
 
 
 def reference(x, weight):

@@ -88,8 +88,16 @@ def specials(seed, device, dtype, M, N):
     return (with_specials(x, seed, share=0.5 / max(1, N)),)
 
 
+# Values past fp16's range (65504) in fp32 and bf16, up to 6e4 in fp16: a kernel that took
+# each row's max in fp16 was exact for every value the other families draw and gave NaN
+# rows for any finite value above 65504 (red team, 2026-12-06).
+def beyond_fp16(seed, device, dtype, M, N):
+    return (randn(seed, (M, N), device=device, dtype=dtype, scale={torch.float16: 8e3}.get(dtype, 1e6)),)
+
+
 ADVERSARIAL = {
     "large_spread": large_spread,
+    "beyond_fp16": beyond_fp16,
     "large_positive": large_positive,
     "large_negative": large_negative,
     "masked_rows": masked_rows,

@@ -49,7 +49,9 @@ class Case:
         if self.layout.startswith("broadcast"):  # every input, along its first or its last dim
             return tuple(non_contiguous(t, self.layout) for t in made)
         layouts = [self.layout] + [rng.choice(("contiguous", *LAYOUTS)) for _ in made[1:]]
-        return tuple(non_contiguous(t, layout) for t, layout in zip(made, layouts))
+        # every_other's step drawn per input, 2..17 (a kernel that took every stride but 0
+        # and 1 for 2 passed while 2 was the only one: red team, 2026-12-06)
+        return tuple(non_contiguous(t, layout, rng.randrange(2, 18)) for t, layout in zip(made, layouts))
 
     def describe(self) -> dict:
         return {
@@ -74,10 +76,10 @@ OFFSET_BYTES = (
 )
 
 
-def non_contiguous(t, layout: str):
+def non_contiguous(t, layout: str, step: int = 2):
     """The same values in another layout, as torch ops take them: column-major (the
     transpose of a slice w[:, 1:] of a wider storage: a leading dimension past M and a
-    storage offset), the odd elements of a storage twice as long (stride 2, offset 1), rows
+    storage offset), every `step`-th element of a storage `step` times as long (offset 1), rows
     padded (a slice x[1:, 1:N+1] of a wider storage: unit stride, a row stride above N, a
     storage offset), or contiguous but starting OFFSET_BYTES into its storage (x[k:]). A 1-D tensor has no columns: every other element.
     "broadcast" and "broadcast_last" change the values: the first row (or element), or the
@@ -99,10 +101,10 @@ def non_contiguous(t, layout: str):
     elif layout == "offset":
         skip = max(1, OFFSET_BYTES // t.element_size())
         view = torch.empty(t.numel() + skip, dtype=t.dtype, device=t.device)[skip:].view(t.shape)
-    else:  # the odd elements: a stride and an offset at once (a kernel that dropped the offset
-        # of any view but a unit-stride one passed when no layout had both: 2026-12-06)
-        wide = torch.empty((*t.shape[:-1], 2 * t.shape[-1]), dtype=t.dtype, device=t.device)
-        view = wide[..., 1::2]
+    else:  # every step-th element: a stride and an offset at once (a kernel that dropped the
+        # offset of any view but a unit-stride one passed when no layout had both: 2026-12-06)
+        wide = torch.empty((*t.shape[:-1], step * t.shape[-1]), dtype=t.dtype, device=t.device)
+        view = wide[..., 1::step]
     view.copy_(t)
     return view
 
@@ -110,7 +112,7 @@ def non_contiguous(t, layout: str):
 def random_shapes(op, rng: random.Random, max_work: int, scale: int) -> list[dict]:
     """Odd sizes, a single row, a long row, sizes that are 2 more than a multiple of 4 (a
     kernel wrong only there passed: odd and test sizes never leave that remainder, red
-    team 2026-12-05), a row of whole tiles (2^14 or 3 * 2^14), and many short rows (for matmul, an output of
+    team 2026-12-05), a row of whole tiles (k * 2^14, k 1..4), and many short rows (for matmul, an output of
     many tiles both ways), and as many rows again of 17..63. Shape keys are ordered outermost first, the last key is the row
     length; sizes are bounded by the reference's own TEST_SHAPES (times `scale`) and by
     `max_work`, the product of all sizes, each halved keeping its remainder mod 4."""
@@ -137,7 +139,11 @@ def random_shapes(op, rng: random.Random, max_work: int, scale: int) -> list[dic
     tiles = {k: rng.randrange(1, 3) for k in keys}
     # (matmul: 2^12 or 3 * 2^12, a whole number of K steps of any width up to 4096; 3 * 2^14
     # was 768 interpreted steps of a 64-deep K tile for one output element, twice)
-    tiles[keys[-1]] = (1 << (14 if len(keys) == 2 else 12)) * rng.choice((1, 3))
+    # (k whole 2^14 tiles, k 1..4: a fast path for rows of an even number of 16384-wide
+    # tiles passed while k was 1 or 3, red team 2026-12-06; matmul's K k 1..3, CPU time)
+    tiles[keys[-1]] = (1 << (14 if len(keys) == 2 else 12)) * rng.choice(
+        (1, 2, 3, 4) if len(keys) < 3 else (1, 2, 3)
+    )
     shapes.append(tiles)
     if len(keys) > 1:
         rows = {k: rng.randrange(1, 9) | 1 for k in keys}
