@@ -1167,3 +1167,32 @@ def test_elements_written_by_two_programs_of_one_launch_are_a_race_unless_atomic
     assert not _race([(at, (0, 0, 0), "store", one), (at + 8, (1, 0, 0), "store", two)])
     lock = (np.array([0], np.uint64), (0, 0, 0), "lock", None)
     assert not _race([lock, (at, (0, 0, 0), "store", one), (at, (0, 1, 0), "store", two)])
+
+
+def test_inputs_that_alias_one_another_reach_the_candidate_aliased():
+    """kernel(t, t), and RMSNorm's weight as a row of x (plan.aliased): one storage on the
+    wire, one storage in the runner (after its red-zone copy too), so a kernel that gave x
+    alone where x and y were one tensor is judged on such inputs (red team, 2026-12-06).
+    Only a receiver that asks builds shared storages: replies stay one storage a tensor."""
+    import socket
+    from multiprocessing.connection import Connection
+
+    from pipeline.check.monitor import CallMonitor
+    from pipeline.check.plan import aliased
+    from pipeline.core.wire import recv, send
+
+    ours, theirs = socket.socketpair()
+    a, b = Connection(ours.detach()), Connection(theirs.detach())
+    x = torch.randn(3, 5)
+    first, twin, row = aliased((x, torch.randn(3, 5), torch.randn(5)))
+    assert first is x and twin is x and row.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+    send(a, {"inputs": [first, twin, row, torch.randn(5)]})
+    got = recv(b, aliases=True)["inputs"]
+    storages = {t.untyped_storage().data_ptr() for t in got[:3]}
+    assert len(storages) == 1 and torch.equal(got[2], x[0]) and torch.equal(got[0], x)
+    assert got[3].untyped_storage().data_ptr() not in storages
+    padded = CallMonitor("cpu").padded(tuple(got[:3]))
+    assert len({t.untyped_storage().data_ptr() for t in padded}) == 1 and torch.equal(padded[2], x[0])
+    send(a, {"out": [x, x]})
+    back = recv(b)["out"]
+    assert back[0].untyped_storage().data_ptr() != back[1].untyped_storage().data_ptr()

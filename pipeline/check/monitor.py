@@ -563,6 +563,14 @@ class CallMonitor:
         the previous call's inputs are forgotten."""
         self._input_zones.clear()
         self.received(inputs)
+        # one copy a storage: inputs that alias one another (kernel(t, t), a row of x as the
+        # weight: plan.aliased) stay views of one buffer
+        plain = [t for t in inputs if isinstance(t, torch.Tensor) and t.is_contiguous()]
+        spans: dict = {}
+        for t in plain:
+            key = t.untyped_storage().data_ptr()
+            spans[key] = max(spans.get(key, 0), (t.storage_offset() + t.numel()) * t.element_size())
+        buffers: dict = {}
         out = []
         for t in inputs:
             if not isinstance(t, torch.Tensor) or not t.is_contiguous():
@@ -570,12 +578,17 @@ class CallMonitor:
                 continue
             # as far into its storage as it came (a view x[k:]: a kernel that drops the
             # offset must see it dropped), then the red zone right behind it
-            skip = t.storage_offset() * t.element_size()
-            used = skip + t.numel() * t.element_size()
-            buffer = torch.empty(used + REDZONE_BYTES, dtype=torch.uint8, device=t.device)
-            buffer[used:] = CANARY
-            copy = buffer[skip:used].view(t.dtype).view(t.shape)
-            copy.copy_(t)
+            key = t.untyped_storage().data_ptr()
+            used = spans[key]
+            if key not in buffers:
+                buffer = torch.empty(used + REDZONE_BYTES, dtype=torch.uint8, device=t.device)
+                buffer[used:] = CANARY
+                raw = torch.empty(0, dtype=torch.uint8, device=t.device).set_(t.untyped_storage())
+                buffer[:used].copy_(raw[:used])
+                buffers[key] = buffer
+            buffer = buffers[key]
+            copy = buffer[: used - used % t.element_size()].view(t.dtype)
+            copy = copy.as_strided(t.shape, t.stride(), t.storage_offset())
             self._input_zones[copy.data_ptr()] = (buffer, used)
             out.append(copy)
         self._given = tuple(t for t in out if isinstance(t, torch.Tensor))

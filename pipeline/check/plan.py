@@ -41,6 +41,8 @@ class Case:
 
     def inputs(self, device: str) -> tuple:
         made = self.make(self.seed, device, self.dtype, **self.shape)
+        if self.family == "aliased":
+            return aliased(made)
         if self.family != "strided":
             return made
         # the first input in the case's layout; each other in one of its own, contiguous
@@ -49,9 +51,9 @@ class Case:
         if self.layout.startswith("broadcast"):  # every input, along its first or its last dim
             return tuple(non_contiguous(t, self.layout) for t in made)
         layouts = [self.layout] + [rng.choice(("contiguous", *LAYOUTS)) for _ in made[1:]]
-        # every_other's step drawn per input, 2..17 (a kernel that took every stride but 0
-        # and 1 for 2 passed while 2 was the only one: red team, 2026-12-06)
-        return tuple(non_contiguous(t, layout, rng.randrange(2, 18)) for t, layout in zip(made, layouts))
+        # every_kth's step drawn per input, 3..17 (a kernel that took every stride but 0 and
+        # 1 for 2 passed while 2 was the only one: red team, 2026-12-06)
+        return tuple(non_contiguous(t, layout, rng.randrange(3, 18)) for t, layout in zip(made, layouts))
 
     def describe(self) -> dict:
         return {
@@ -70,16 +72,51 @@ class Case:
 
 # Every run draws every layout (one picked by the seed's parity let a kernel that handles only
 # one pass about a quarter of the seeds: red team, 2026-12-05).
-LAYOUTS = ("column_major", "every_other", "padded_rows", "offset")
+LAYOUTS = ("column_major", "every_other", "every_kth", "padded_rows", "offset")
 OFFSET_BYTES = (
     64  # "offset": where the view starts in its storage (aligned as an allocation's start is to 16 B)
 )
 
 
-def non_contiguous(t, layout: str, step: int = 2):
+def aliased(made: tuple) -> tuple:
+    """Each input that can be a view of an earlier one becomes one: the same tensor where
+    shape and dtype agree (`kernel(t, t)`, as torch ops take it), else a row of an earlier
+    matrix where a vector is as long as its rows (RMSNorm's weight). A kernel that gave x
+    alone where x and y were one tensor passed while every input had a storage of its own
+    (red team, 2026-12-06)."""
+    import torch
+
+    out: list = []
+    for t in made:
+        earlier = [
+            u
+            for u in out
+            if isinstance(u, torch.Tensor) and isinstance(t, torch.Tensor) and u.dtype == t.dtype
+        ]
+        twin = next((u for u in earlier if u.shape == t.shape), None)
+        if twin is None and t.dim() == 1:
+            twin = next(
+                (u[0] for u in earlier if u.dim() == 2 and u.shape[0] and u.shape[1] == t.shape[0]), None
+            )
+        out.append(t if twin is None else twin)
+    return tuple(out)
+
+
+def aliasable_shape(op) -> dict | None:
+    """The last test shape, square where inputs must be (matmul: M = N = K, an odd size), or
+    None when no input of the op could alias another (a single input)."""
+    shape = dict(op.TEST_SHAPES[-1])
+    if len(shape) > 2:
+        shape = dict.fromkeys(shape, min(shape.values()) | 1)
+    made = op.make_inputs(0, "meta", op.dtypes[0], **shape)
+    return shape if len(made) > 1 else None
+
+
+def non_contiguous(t, layout: str, step: int = 3):
     """The same values in another layout, as torch ops take them: column-major (the
     transpose of a slice w[:, 1:] of a wider storage: a leading dimension past M and a
-    storage offset), every `step`-th element of a storage `step` times as long (offset 1), rows
+    storage offset), the odd elements of a storage twice as long (stride 2, offset 1), or
+    (every_kth) every `step`-th element of a storage `step` times as long (offset 1), rows
     padded (a slice x[1:, 1:N+1] of a wider storage: unit stride, a row stride above N, a
     storage offset), or contiguous but starting OFFSET_BYTES into its storage (x[k:]). A 1-D tensor has no columns: every other element.
     "broadcast" and "broadcast_last" change the values: the first row (or element), or the
@@ -103,6 +140,7 @@ def non_contiguous(t, layout: str, step: int = 2):
         view = torch.empty(t.numel() + skip, dtype=t.dtype, device=t.device)[skip:].view(t.shape)
     else:  # every step-th element: a stride and an offset at once (a kernel that dropped the
         # offset of any view but a unit-stride one passed when no layout had both: 2026-12-06)
+        step = step if layout == "every_kth" else 2
         wide = torch.empty((*t.shape[:-1], step * t.shape[-1]), dtype=t.dtype, device=t.device)
         view = wide[..., 1::step]
     view.copy_(t)
@@ -112,7 +150,7 @@ def non_contiguous(t, layout: str, step: int = 2):
 def random_shapes(op, rng: random.Random, max_work: int, scale: int) -> list[dict]:
     """Odd sizes, a single row, a long row, sizes that are 2 more than a multiple of 4 (a
     kernel wrong only there passed: odd and test sizes never leave that remainder, red
-    team 2026-12-05), a row of whole tiles (k * 2^14, k 1..4), and many short rows (for matmul, an output of
+    team 2026-12-05), a row of whole tiles (2^14 or 3 * 2^14) and one of 2 or 4 times 2^14, and many short rows (for matmul, an output of
     many tiles both ways), and as many rows again of 17..63. Shape keys are ordered outermost first, the last key is the row
     length; sizes are bounded by the reference's own TEST_SHAPES (times `scale`) and by
     `max_work`, the product of all sizes, each halved keeping its remainder mod 4."""
@@ -139,12 +177,13 @@ def random_shapes(op, rng: random.Random, max_work: int, scale: int) -> list[dic
     tiles = {k: rng.randrange(1, 3) for k in keys}
     # (matmul: 2^12 or 3 * 2^12, a whole number of K steps of any width up to 4096; 3 * 2^14
     # was 768 interpreted steps of a 64-deep K tile for one output element, twice)
-    # (k whole 2^14 tiles, k 1..4: a fast path for rows of an even number of 16384-wide
-    # tiles passed while k was 1 or 3, red team 2026-12-06; matmul's K k 1..3, CPU time)
-    tiles[keys[-1]] = (1 << (14 if len(keys) == 2 else 12)) * rng.choice(
-        (1, 2, 3, 4) if len(keys) < 3 else (1, 2, 3)
-    )
+    unit = 1 << (14 if len(keys) == 2 else 12)
+    tiles[keys[-1]] = unit * rng.choice((1, 3))
     shapes.append(tiles)
+    # and one row of an even number of them, 2 or 4 (matmul's K: 2, CPU time): a fast path
+    # for rows of an even number of 16384-wide tiles passed while only 1 or 3 were drawn
+    # (red team, 2026-12-06)
+    shapes.append({**{k: 1 for k in keys}, keys[-1]: unit * (rng.choice((2, 4)) if len(keys) < 3 else 2)})
     if len(keys) > 1:
         rows = {k: rng.randrange(1, 9) | 1 for k in keys}
         # 512 j + 1 + an even number below 16: M - 1 has bits 4..8 clear, so M spans an odd
@@ -202,7 +241,10 @@ def plan_cases(op, secret: int, settings: dict, device: str) -> list[Case]:
         extra += random_shapes(op, rng, settings["max_work"][device], settings["shape_scale"][device])
     cases = []
     turn = rng.randrange(len(LAYOUTS))
+    square = aliasable_shape(op)
     for d, dtype in enumerate(op.dtypes):
+        if square is not None:  # inputs that are one tensor, or views of one storage
+            cases.append(Case("aliased", dtype, square, rng.randrange(2**31), op.make_inputs))
         for shape in op.TEST_SHAPES:
             for _ in range(settings["trials"]):
                 cases.append(Case("test_shapes", dtype, shape, rng.randrange(2**31), op.make_inputs))

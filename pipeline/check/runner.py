@@ -311,7 +311,7 @@ def serve(conn: Connection, hello: dict) -> None:
         loaded = {"ok": False, "error": f"import failed: {type(exc).__name__}: {exc}"}
     send(conn, loaded)
     while True:
-        msg = recv(conn)
+        msg = recv(conn, aliases=True)  # the judge's inputs may alias one another (wire.py)
         if msg["cmd"] == "exit":
             return
         if msg["cmd"] == "audit":  # every output kept, at the end: none may have changed since

@@ -9,6 +9,12 @@ field and lets torch check the view against the storage.
 
     send(conn, {"cmd": "call", "inputs": [t1, t2]})      # any side
     msg = recv(conn)                                       # any side; untrusted-safe
+
+Tensors of one message that share a storage travel as one buffer, and the receiver that
+asks for it (`recv(conn, aliases=True)`: a child receiving the judge's inputs) builds them
+over one storage again: inputs that alias one another, as `kernel(t, t)` hands them, stay
+aliased. Everywhere else each tensor gets a storage of its own, so nothing a sender makes
+alias can reach one receiver's tensor through another's.
 """
 
 from __future__ import annotations
@@ -44,14 +50,22 @@ class WireError(Exception):
 
 
 def send(conn: Connection, obj) -> None:
-    buffers: list = []
+    buffers = Buffers()
     header = json.dumps(_encode(obj, buffers), allow_nan=True)
     conn.send_bytes(json.dumps({"n": len(buffers)}).encode() + b"\n" + header.encode())
     for buf in buffers:
         conn.send_bytes(buf)
 
 
-def recv(conn: Connection):
+class Buffers(list):
+    """The buffers of one message, each storage once (by address and device)."""
+
+    def __init__(self):
+        super().__init__()
+        self.index: dict = {}
+
+
+def recv(conn: Connection, aliases: bool = False):
     first = conn.recv_bytes()
     try:
         meta, _, header = first.partition(b"\n")
@@ -62,7 +76,7 @@ def recv(conn: Connection):
     except (ValueError, KeyError, TypeError) as exc:
         raise WireError(f"unreadable message header: {exc}") from None
     buffers = [conn.recv_bytes() for _ in range(count)]
-    return _decode(tree, buffers)
+    return _decode(tree, buffers, {} if aliases else None)
 
 
 def _encode(obj, buffers: list):
@@ -84,17 +98,23 @@ def _encode(obj, buffers: list):
 
 def _encode_tensor(t, buffers: list) -> dict:
     t = t.detach()
-    storage = t.untyped_storage()
-    raw = storage.cpu() if storage.device.type != "cpu" else storage
-    buffers.append(_storage_bytes(raw))
     return {
-        "t": len(buffers) - 1,
+        "t": _storage_index(t.untyped_storage(), buffers),
         "dtype": str(t.dtype).removeprefix("torch."),
         "size": list(t.shape),
         "stride": list(t.stride()),
         "offset": t.storage_offset(),
         "device": t.device.type,
     }
+
+
+def _storage_index(storage, buffers) -> int:
+    key = (storage.device.type, storage.device.index, storage.data_ptr(), storage.nbytes())
+    if not storage.nbytes() or key not in buffers.index:
+        raw = storage.cpu() if storage.device.type != "cpu" else storage
+        buffers.append(_storage_bytes(raw))
+        buffers.index[key] = len(buffers) - 1
+    return buffers.index[key]
 
 
 def _storage_bytes(storage) -> memoryview:
@@ -104,19 +124,20 @@ def _storage_bytes(storage) -> memoryview:
     return memoryview(torch.empty(0, dtype=torch.uint8).set_(storage).numpy())
 
 
-def _decode(node, buffers: list):
+def _decode(node, buffers: list, shared: dict | None = None):
+    """`shared`: the storages built so far, by buffer and device (None: one per tensor)."""
     if node is None or isinstance(node, (bool, int, float, str)):
         return node
     if not isinstance(node, dict) or len(node) not in (1, 6):
         raise WireError(f"unexpected node {str(node)[:80]}")
     if "d" in node:
-        return {k: _decode(v, buffers) for k, v in _typed(node["d"], dict).items()}
+        return {k: _decode(v, buffers, shared) for k, v in _typed(node["d"], dict).items()}
     if "l" in node:
-        return [_decode(v, buffers) for v in _typed(node["l"], list)]
+        return [_decode(v, buffers, shared) for v in _typed(node["l"], list)]
     if "b" in node:
         return _buffer(buffers, node["b"])
     if "t" in node:
-        return _decode_tensor(node, buffers)
+        return _decode_tensor(node, buffers, shared)
     raise WireError(f"unexpected node {str(node)[:80]}")
 
 
@@ -141,7 +162,7 @@ def _ints(values, what: str) -> list[int]:
     return values
 
 
-def _decode_tensor(node: dict, buffers: list):
+def _decode_tensor(node: dict, buffers: list, shared: dict | None = None):
     import torch
 
     name = node.get("dtype")
@@ -158,12 +179,18 @@ def _decode_tensor(node: dict, buffers: list):
         # reads as "no verdict" (red team, 2026-12-05)
         raise WireError(f"a tensor of {math.prod(size)} elements, over {MAX_ELEMENTS}")
     dtype = getattr(torch, name)
-    raw = bytearray(_buffer(buffers, node["t"]))
+    key = (node["t"], node["device"])
+    if shared is not None and key in shared:
+        flat = shared[key]
+    else:
+        raw = bytearray(_buffer(buffers, node["t"]))
+        flat = torch.frombuffer(raw, dtype=torch.uint8) if raw else torch.empty(0, dtype=torch.uint8)
+        flat = flat.to(node["device"])  # the whole storage moves, so the view keeps its layout
+        if shared is not None:
+            shared[key] = flat
     itemsize = torch.empty((), dtype=dtype).element_size()
-    if len(raw) % itemsize:
+    if flat.numel() % itemsize:
         raise WireError("tensor storage is not a whole number of elements")
-    flat = torch.frombuffer(raw, dtype=torch.uint8) if raw else torch.empty(0, dtype=torch.uint8)
-    flat = flat.to(node["device"])  # the whole storage moves, so the view keeps its layout
     try:  # torch checks the view against the storage's bounds
         return flat.view(dtype).as_strided(size, stride, offset)
     except RuntimeError as exc:
