@@ -146,7 +146,7 @@ def rmsnorm_two_pass(
     for start in range(0, N, BLOCK):
         x = _hinted_load(x_row + start + cols, start + cols < N, 0.0, HINT1).to(tl.float32)
         sum_sq += x * x
-    rstd = 1.0 / tl.sqrt(tl.sum(sum_sq, axis=0) / N + 1e-6)
+    rstd = 1.0 / tl.sqrt(tl.sum(sum_sq, axis=0) / N + eps)
     for start in range(0, N, BLOCK):
         mask = start + cols < N
         x = _hinted_load(x_row + start + cols, mask, 0.0, HINT2).to(tl.float32)
@@ -154,51 +154,32 @@ def rmsnorm_two_pass(
         tl.store(out_row + start + cols, (x * rstd * w).to(out_ptr.dtype.element_ty), mask=mask)
 
 
-def softmax_variants(M, N):
+# Each op's kernels of the three kinds: a row a program in registers, the row kept in its
+# own dtype, and a long row read twice in chunks.
+KERNELS = {
+    "softmax": (softmax_row, softmax_bf16_kept, softmax_online),
+    "rmsnorm": (rmsnorm_row, rmsnorm_kept, rmsnorm_two_pass),
+}
+
+
+def variants(op, N):
+    """Name -> (kernel, constexprs, warps), for the variants that fit a row of N."""
+    row, kept, long_row = KERNELS[op]
     p2 = triton.next_power_of_2(N)
     out = {}
     if p2 <= 16384:
         for warps in (4, 8, 16, 32):
-            if p2 // (32 * warps) < 1 or p2 // (32 * warps) > 64:
-                continue
-            for hint in (0, 1):
-                out[f"row w{warps} h{hint}"] = (softmax_row, dict(BLOCK=p2, HINT=hint), warps)
-    if p2 <= 65536:
-        for warps in (16, 32):
-            if p2 // (32 * warps) <= 64:
-                out[f"kept w{warps}"] = (softmax_bf16_kept, dict(BLOCK=p2), warps)
-    if p2 >= 16384:
-        for block, warps in ((4096, 8), (8192, 8), (8192, 16), (16384, 16), (16384, 32)):
-            if block >= p2:
-                continue
+            if 1 <= p2 // (32 * warps) <= 64:
+                for hint in (0, 1):
+                    out[f"row w{warps} h{hint}"] = (row, dict(BLOCK=p2, HINT=hint), warps)
+    for warps in (16, 32):
+        if p2 // (32 * warps) <= 64:
+            out[f"kept w{warps}"] = (kept, dict(BLOCK=p2), warps)
+    for block, warps in ((4096, 8), (8192, 8), (8192, 16), (16384, 16), (16384, 32)):
+        if p2 >= 16384 and block < p2:
             for h1, h2 in ((0, 0), (2, 1)):
-                out[f"online b{block} w{warps} h{h1}{h2}"] = (
-                    softmax_online,
-                    dict(BLOCK=block, HINT1=h1, HINT2=h2),
-                    warps,
-                )
-    return out
-
-
-def rmsnorm_variants(M, N):
-    p2 = triton.next_power_of_2(N)
-    out = {}
-    if p2 <= 16384:
-        for warps in (4, 8, 16, 32):
-            if p2 // (32 * warps) < 1 or p2 // (32 * warps) > 64:
-                continue
-            for hint in (0, 1):
-                out[f"row w{warps} h{hint}"] = (rmsnorm_row, dict(BLOCK=p2, HINT=hint), warps)
-    if p2 >= 16384:
-        for warps in (16, 32):
-            if p2 // (32 * warps) <= 64:
-                out[f"kept w{warps}"] = (rmsnorm_kept, dict(BLOCK=p2), warps)
-        for block, warps in ((4096, 8), (8192, 8), (8192, 16), (16384, 16), (16384, 32)):
-            if block >= p2:
-                continue
-            for h1, h2 in ((0, 0), (2, 1)):
-                out[f"two-pass b{block} w{warps} h{h1}{h2}"] = (
-                    rmsnorm_two_pass,
+                out[f"long b{block} w{warps} h{h1}{h2}"] = (
+                    long_row,
                     dict(BLOCK=block, HINT1=h1, HINT2=h2),
                     warps,
                 )
@@ -250,7 +231,6 @@ def main():
     rows = []
     for op in args.ops:
         shipped = load_shipped(op)
-        variants = softmax_variants if op == "softmax" else rmsnorm_variants
         shapes = [tuple(map(int, s.split("x"))) for s in args.shapes] if args.shapes else SHAPES
         for M, N in shapes:
             x = torch.randn(M, N, device="cuda", dtype=torch.bfloat16)
@@ -269,7 +249,7 @@ def main():
                 f"{op} {M}x{N}: copy {copy_us:.1f} us ({gb / copy_us * 1e6:.0f} GB/s), shipped {base_us:.1f} us",
                 flush=True,
             )
-            for name, (fn, consts, warps) in variants(M, N).items():
+            for name, (fn, consts, warps) in variants(op, N).items():
                 try:
                     seen = {}
                     call = launcher(op, fn, consts, warps, seen)
