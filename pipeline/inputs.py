@@ -13,6 +13,8 @@ import torch
 def randn(seed: int, shape, *, device, dtype, scale: float = 1.0, shift: float = 0.0):
     """N(shift, scale^2) draws from a generator seeded with `seed`, cast to `dtype`."""
     device = torch.device(device)
+    if device.type == "meta":  # shapes only; torch's meta randn imports torch._dynamo (~2 s on a CPU)
+        return torch.empty(shape, device=device, dtype=dtype)
     gen_device = device if device.type == "cuda" else torch.device("cpu")
     gen = torch.Generator(device=gen_device).manual_seed(int(seed))
     x = torch.randn(shape, generator=gen, device=device, dtype=torch.float32)
