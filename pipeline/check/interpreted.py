@@ -575,11 +575,13 @@ def _triton_dir() -> str:
 
 
 def _in_stdlib(filename: str) -> bool:
-    return os.path.realpath(filename).startswith(os.path.realpath(sysconfig.get_paths()["stdlib"]) + os.sep)
+    return provenance.real_path(filename).startswith(
+        provenance.real_path(sysconfig.get_paths()["stdlib"]) + os.sep
+    )
 
 
 def _in_triton(filename: str) -> bool:
-    return os.path.realpath(filename).startswith(_triton_dir())
+    return provenance.real_path(filename).startswith(_triton_dir())
 
 
 def _kind(value) -> str:

@@ -1229,7 +1229,7 @@ def _owner_folders() -> tuple:
 
 
 def _allowed_file(path: str) -> bool:
-    return bool(path) and os.path.realpath(path).startswith(_owner_folders())
+    return bool(path) and provenance.real_path(path).startswith(_owner_folders())
 
 
 def _allowed(t: threading.Thread) -> bool:

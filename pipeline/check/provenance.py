@@ -32,8 +32,23 @@ def own_function(fn: FunctionType, in_folder) -> bool:
         module is not None
         and fn.__globals__ is vars(module)
         and file is not None
-        and os.path.realpath(file) == os.path.realpath(code.co_filename)
+        and real_path(file) == real_path(code.co_filename)
     )
+
+
+def real_path(path) -> str:
+    """os.path.realpath, remembered: the guard and the launch checks ask it of the same few
+    files at every launch (~75% of a launch's host_reach time, all lstat). The runner's
+    filesystem is read-only outside its scratch, so a path resolves the same way for the
+    whole run; where it need not (a link the candidate made in its scratch), a remembered
+    answer gives it nothing that leaving the link in place would not. (Only a str is
+    remembered: a module's __file__ is the candidate's to set, to anything.)"""
+    return _real_path(path) if type(path) is str else os.path.realpath(path)
+
+
+@functools.lru_cache(maxsize=4096)
+def _real_path(path: str) -> str:
+    return os.path.realpath(path)
 
 
 def cell_values(fn: FunctionType) -> list:
@@ -50,7 +65,7 @@ def cell_values(fn: FunctionType) -> list:
 def compiled_from_file(code: CodeType) -> bool:
     """The file named by `code.co_filename` compiles to a code object equal to `code`."""
     where = (code.co_name, code.co_firstlineno)
-    return any(_key(c) == _key(code) for c in _index_of(os.path.realpath(code.co_filename)).get(where, ()))
+    return any(_key(c) == _key(code) for c in _index_of(real_path(code.co_filename)).get(where, ()))
 
 
 def same_code(a: CodeType, b: CodeType) -> bool:
@@ -70,7 +85,7 @@ def library_code(code: CodeType, scope: dict | None = None) -> bool:
         return scope is not None and _library_scope(scope) and _generated_method(code, scope)
     if id(code) in _LIBRARY_CODE:
         return True
-    found = os.path.realpath(name).startswith(_library_folders()) and compiled_from_file(code)
+    found = real_path(name).startswith(_library_folders()) and compiled_from_file(code)
     if found:
         _LIBRARY_CODE[id(code)] = code  # (kept alive here, so the id stays its own)
     return found
@@ -97,7 +112,7 @@ def _library_scope(scope: dict) -> bool:
         module is not None
         and vars(module) is scope
         and file is not None
-        and os.path.realpath(file).startswith(_library_folders())
+        and real_path(file).startswith(_library_folders())
     )
 
 
@@ -123,7 +138,7 @@ def _generated_method(code: CodeType, scope: dict) -> bool:
     # a class its source on disk declares a dataclass (code of the candidate's compiled under
     # "<string>" over json.decoder's globals and set on its JSONDecoder passed: red team,
     # 2026-12-05)
-    for name in _dataclass_names(os.path.realpath(file)):
+    for name in _dataclass_names(real_path(file)):
         cls = scope.get(name)
         if isinstance(cls, type) and cls.__module__ == scope["__name__"]:
             for member in list(vars(cls).values()):
@@ -176,13 +191,13 @@ def _library_folders() -> tuple:
     folders = {paths["stdlib"], paths["platstdlib"], paths["purelib"], paths["platlib"]}
     folders |= {p for p in sys.path if p.endswith("-packages")}
     folders.add(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # pipeline/
-    return tuple(os.path.join(os.path.realpath(f), "") for f in folders if f)
+    return tuple(os.path.join(real_path(f), "") for f in folders if f)
 
 
 def function_source(code: CodeType) -> str | None:
     """The text of the function whose code this is, from its `def` line to its end, as the
     file on disk holds it (never linecache's copy, which Python code can replace)."""
-    path = os.path.realpath(code.co_filename)
+    path = real_path(code.co_filename)
     lines = _lines_of(path)
     for node in ast.walk(_tree_of(path) or ast.Module(body=[], type_ignores=[])):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name:
