@@ -42,11 +42,13 @@ kernel that behaves only when watched fails.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import secrets
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -74,6 +76,8 @@ PRIORITY = (
 MAX_FAILURES_PER_RUNG = 3
 # What a candidate's runner must leave as it found it (hashed before and after).
 PROTECTED = ("references", "kernels", "pipeline", "params.yaml", "dvc.yaml", "metrics/dvc.yaml")
+
+SECOND_RUNNER = 0x2B  # the second runner's secret: the first's, xor this
 
 DEFAULTS = {
     "trials": 2,
@@ -126,6 +130,17 @@ def capped(text: str, limit: int = MAX_REASON) -> str:
     return text if len(text) <= limit else f"{text[: limit // 2]} ... {text[-(limit // 2) :]}"
 
 
+def _locked(method):
+    """A Rungs method run under its lock (two lanes record side by side on a CPU)."""
+
+    @functools.wraps(method)
+    def under_lock(self, *args, **kwargs):
+        with self.lock:
+            return method(self, *args, **kwargs)
+
+    return under_lock
+
+
 class Rungs:
     """Accumulates per-rung results: ok until a failure, with worst figures and examples."""
 
@@ -145,12 +160,16 @@ class Rungs:
         # would otherwise pass on the cases' calls)
         self.interpreter_cannot = ""
         self.seconds: dict[str, float] = {}  # phase -> seconds (Rungs.clock)
+        # (CPU) two runners are judged side by side, from two threads (run_lanes)
+        self.lock = threading.RLock()
 
+    @_locked
     def clock(self, phase: str, began: float) -> None:
         """Add the seconds since `began` to a phase of the judge's work (the record's
         phase_seconds: where edit-to-verdict time goes)."""
         self.seconds[phase] = round(self.seconds.get(phase, 0.0) + time.perf_counter() - began, 2)
 
+    @_locked
     def note(self, **event):
         """Progress, kept for the report if the runner dies or hangs."""
         if "case" in event:
@@ -159,6 +178,7 @@ class Rungs:
             with open(self.progress, "a") as f:
                 f.write(json.dumps(event, default=str) + "\n")
 
+    @_locked
     def passed(self, name: str, figures: dict | None = None, **details):
         """`figures`: an accuracy comparison's error figures (the rung keeps their worst);
         `details`: anything else the rung reports (the kernel witness's kernel names)."""
@@ -168,6 +188,7 @@ class Rungs:
         if figures:
             self.figures.setdefault(name, []).append(figures)
 
+    @_locked
     def failed(self, name: str, reason: str, case: Case | None = None, **details):
         reason = capped(reason)  # much of it comes from the runner: an exception's message, say
         r = self.rungs.setdefault(name, {"ok": True, "cases": 0, "failed": 0})
@@ -187,21 +208,51 @@ class Rungs:
                 {"rung": name, "reason": reason, **(case.describe() if case else {}), **details}
             )
 
+    @_locked
     def decided(self, max_failures: int) -> bool:
         """Enough to reject: a fault other than accuracy, or max_failures wrong outputs."""
         faults = [n for n, r in self.rungs.items() if r.get("ok") is False and not n.startswith("accuracy/")]
         return bool(faults) or self.failed_cases >= max_failures
 
+    @_locked
     def needs_gpu(self, name: str, why: str, status: str = "needs GPU"):
         """A rung that cannot run on this machine: recorded as such, never as passed."""
         self.rungs.setdefault(name, {"ok": None, "status": status, "reason": why})
 
+    @_locked
     def cannot_run_here(self, name: str, why: str):
         """What failed here is this machine's limit, not the kernel's: the rung needs a GPU
         and the whole check is unverified (raised on the probes' calls alone, it would
         otherwise leave the rest to pass)."""
         self.needs_gpu(name, why)
         self.interpreter_cannot = self.interpreter_cannot or why
+
+    @_locked
+    def absorb(self, other: Rungs) -> None:
+        """Another lane's findings, entered as if found after this one's (run_lanes)."""
+        for name, theirs in other.rungs.items():
+            mine = self.rungs.get(name)
+            if mine is None:
+                self.rungs[name] = dict(theirs)
+                if theirs.get("ok") is False:
+                    self.note(failed=name, reason=theirs.get("reason", ""))
+            elif mine.get("ok") is not None and theirs.get("ok") is not None:  # (else: cannot run here)
+                if mine["ok"] and not theirs["ok"]:
+                    self.note(failed=name, reason=theirs.get("reason", ""))
+                # this lane's reason, case and details where both have them: they came first
+                self.rungs[name] = {**theirs, **mine, "ok": mine["ok"] and theirs["ok"],
+                                    "cases": mine["cases"] + theirs["cases"], "failed": mine["failed"] + theirs["failed"]}  # fmt: skip
+        for failure in other.failures:
+            if sum(f["rung"] == failure["rung"] for f in self.failures) < MAX_FAILURES_PER_RUNG:
+                self.failures.append(failure)
+        for name, figures in other.figures.items():
+            self.figures.setdefault(name, []).extend(figures)
+        for phase, seconds in other.seconds.items():
+            self.seconds[phase] = round(self.seconds.get(phase, 0.0) + seconds, 2)
+        self.failed_cases += other.failed_cases
+        self.progress_cases += other.progress_cases
+        self.stopped = self.stopped or other.stopped
+        self.interpreter_cannot = self.interpreter_cannot or other.interpreter_cannot
 
     def finish(self) -> dict:
         from pipeline.check.accuracy import worst
@@ -309,15 +360,21 @@ def check_candidate(op: str, path: str, device: str, root: str, secret: int,
     start = time.perf_counter()
     rungs = Rungs(Path(progress) if progress else None)
     before = workspace_hashes(Path(root))
-    with tempfile.TemporaryDirectory(prefix="kpipe-runner-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="kpipe-runner-") as scratch, \
+            tempfile.TemporaryDirectory(prefix="kpipe-runner-") as scratch_b:  # fmt: skip
         # The runner starts (importing torch, ~1.3 s on a CPU) while the judge loads the
         # reference (importing torch too); it sees no candidate code until the load request,
         # sent once the reference is in the judge's memory.
         child = runner(device, Path(scratch), timeout_s, path)
+        # (CPU) a second runner, in a scratch folder of its own, takes the cases of the other
+        # dtypes side by side with the first (run_lanes): the interpreter is the check's time
+        second = runner(device, Path(scratch_b), timeout_s, path) if device == "cpu" else None
+        runners = [child] + ([second] if second else [])
         try:  # a broken reference is the caller's usage error, not a verdict on the candidate
             op_ = load_op(op, root)
         except ProblemError as exc:
-            child.close()
+            for each in runners:
+                each.close()
             return {"status": "usage", "reason": str(exc)}
         backend = None
         try:
@@ -325,19 +382,21 @@ def check_candidate(op: str, path: str, device: str, root: str, secret: int,
                 import torch
 
                 torch.set_num_threads(1)  # the runner works while the judge waits, and back
-            backend = judge(op_, child, path, device, secret, settings, rungs)
+            backend = judge(op_, child, path, device, secret, settings, rungs, second=second)
         except ChildDied as exc:
+            dead = getattr(exc, "child", child)  # (the second runner's, raised in its lane)
             if exc.sandbox_failed:  # nothing of the candidate ran: no verdict either way
                 rungs.needs_gpu("sandbox", str(exc), status="not isolated")
                 return verdict(rungs, device, secret, start, backend)
             done = rungs.progress_cases
             last = f"; last case finished: {done[-1]}" if done else ""
             last += f"; it was running: {rungs.running}" if rungs.running else ""
-            said = child.tail(3).splitlines()
+            said = dead.tail(3).splitlines()
             rungs.failed("process", f"{exc} after {len(done)} case(s){last}" + (f": {said[-1][:300]}" if said else ""),
-                         log_tail=child.tail())  # fmt: skip
+                         log_tail=dead.tail())  # fmt: skip
         finally:
-            child.close()
+            for each in runners:
+                each.close()
     after = workspace_hashes(Path(root))
     changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
     if changed and rungs.isolation.startswith("full"):
@@ -352,14 +411,23 @@ def check_candidate(op: str, path: str, device: str, root: str, secret: int,
 
 
 def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict, rungs: Rungs,
-          outside: bool = True):  # fmt: skip
+          outside: bool = True, second: Child | None = None):  # fmt: skip
     """Load the candidate in the runner, then every case and probe. Returns its backend.
     `outside`: start what runs outside this runner too (a bare call's process, the tools);
-    False where the kernel witness replays every call in a runner of its own."""
+    False where the kernel witness replays every call in a runner of its own. `second`: a
+    runner for the cases of every dtype but the first, judged side by side (CPU)."""
     began = time.perf_counter()
-    loaded = runner.ask(load_request(op, path, device))
+    for each in (runner, second):
+        if each is not None:
+            each.request(load_request(op, path, device))
+    loaded = believed(runner.reply(), Path(path))
     rungs.isolation = runner.isolation()  # what this process sees of the runner, not its word
-    loaded = believed(loaded, Path(path))
+    if second is not None:
+        again = believed(second.reply(), Path(path))
+        if loaded["ok"] and not again["ok"]:  # (an import that fails in one process of two)
+            loaded = again
+        if not second.isolation().startswith("full"):
+            rungs.isolation = second.isolation()
     rungs.clock("load", began)  # the runner's start (torch's import) and the candidate's import
     if not loaded["ok"]:
         package = DSL_PACKAGES.get(loaded.get("missing_module", ""))
@@ -410,16 +478,26 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
     probes = [("unwritten_output", lambda c=c: checker.check_unwritten(c)) for c in largest[:1]]
     if len(largest) >= 2:
         probes.append(("memoisation", lambda: checker.probe_memoisation(largest[0], largest[1], secret)))
+    # (CPU) the other dtypes' probes and cases go to the second runner, with a secret of its
+    # own for which calls are watched and guarded
+    later = [c for c in runnable if c.dtype != runnable[0].dtype]
+    # (its findings go to rungs of their own, entered after the first lane's: the verdict
+    # reads as if one runner had made every call, in that order, whatever finished first)
+    side = Rungs() if second is not None and later else rungs
+    other, other_secret = (Checker(op, second, device, side, secret ^ SECOND_RUNNER, path, processes=outside),
+                           secret ^ SECOND_RUNNER) if side is not rungs else (checker, secret)  # fmt: skip
+    others: list = []  # the second lane's (phase, probe)s
+    lane = probes if other is checker else others
     # in every other dtype too, at the small test shape (a cache used for fp16 only passed
     # when the probe ran in the first dtype alone: red team, 2026-12-06)
-    for dtype in dict.fromkeys(c.dtype for c in runnable if c.dtype != runnable[0].dtype):
-        pair = [
-            c for c in runnable if c.dtype == dtype and c.family == "test_shapes" and c.shape == small_shape
-        ]
+    for dtype in dict.fromkeys(c.dtype for c in later):
+        pair = [c for c in later if c.dtype == dtype and c.family == "test_shapes" and c.shape == small_shape]
         if len(pair) >= 2:
-            probes.append(
-                ("memoisation", lambda a=pair[0], b=pair[1]: checker.probe_memoisation(a, b, secret))
+            lane.append(
+                ("memoisation", lambda a=pair[0], b=pair[1]: other.probe_memoisation(a, b, other_secret))
             )
+    # (in the first dtype, in the first lane: a cheat that shifted its fp32 inputs when called
+    # back to back passed with the probe in fp16, CPU 2026-12-06)
     probes += [("many_calls", lambda c=c: checker.probe_many_calls(Case("after_many_calls", c.dtype, c.shape,
                                                                          c.seed, c.make)))
                for c in small[:1]]  # fmt: skip
@@ -428,9 +506,18 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
     bare = [checker.start_unobserved(Case("unobserved_call", c.dtype, c.shape, c.seed, c.make), path)
             for c in largest[1:2] if outside]  # fmt: skip
     rungs.clock("unobserved_call", began)
-    probes += [(f"cases/{c.family}", lambda c=c: checker.run_case(c)) for c in runnable]
+    # With two lanes the first dtype's layouts go to the second too (the first has the
+    # probes): ~5.8 s against ~3.9 s for the two on the shipped softmax, CPU, without it.
+    there = later + [c for c in runnable if c.dtype == runnable[0].dtype and c.family == "strided"]
+    if other is checker:
+        there = []
+    moved = {id(c) for c in there}
+    probes += [(f"cases/{c.family}", lambda c=c: checker.run_case(c)) for c in runnable if id(c) not in moved]
+    others += [(f"cases/{c.family}", lambda c=c: other.run_case(c)) for c in there]
     if runnable:
         probes.append(("audit", checker.audit_outputs))
+    if others:
+        others.append(("audit", other.audit_outputs))
     if device == "cuda" and first and outside:
         # After the cases, never beside the runner's: started beside them (7a629d5), memcheck
         # passed tests/cheats/reads_past_end.py on the H200 (2026-12-03, fourth session's
@@ -449,16 +536,7 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
         probes.append(("outside_tools", lambda: both_tools(op, path, sanitize, witness, rungs, replay)))
     completed = False
     try:
-        for phase, probe in probes:
-            if checker.cuda_broken:
-                break
-            if rungs.decided(settings["max_failures"]):
-                rungs.stopped = f"stopped after {rungs.failed_cases} failing check(s)"
-                break
-            began = time.perf_counter()
-            rungs.running = phase
-            probe()
-            rungs.clock(phase, began)
+        run_lanes([(checker, probes, rungs)] + ([(other, others, side)] if others else []), settings)
         completed = not checker.cuda_broken and not rungs.decided(settings["max_failures"])
     finally:
         began = time.perf_counter()
@@ -466,6 +544,58 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
             finish(judge=completed)
         rungs.clock("unobserved_call", began)
     return loaded["backend"]
+
+
+def run_lanes(lanes: list, settings: dict) -> None:
+    """Each lane's (checker, probes, rungs) in turn, in its own runner: the first lane here,
+    a second one (CPU) in a thread beside it, into rungs of its own. What decides the
+    verdict in the first stops the second at its next probe, and its findings are dropped;
+    otherwise they are entered after the first lane's (Rungs.absorb), so a verdict and its
+    reason do not depend on which runner was quicker. A lane that raises (a runner died)
+    stops the other, whose runner is killed."""
+    main = lanes[0][2]
+    if len(lanes) == 1:
+        run_lane(*lanes[0], settings)
+        return
+    checker, probes, side = lanes[1]
+    raised = []
+
+    def second_lane():
+        try:
+            run_lane(checker, probes, side, settings, stop=main)
+        except BaseException as exc:  # (re-raised below, once the first lane is done)
+            exc.child = checker.runner
+            raised.append(exc)
+
+    beside = threading.Thread(target=second_lane, daemon=True)
+    beside.start()
+    try:
+        run_lane(*lanes[0], settings)
+    except BaseException:
+        checker.runner.kill()
+        beside.join()
+        raise
+    beside.join()
+    if main.decided(settings["max_failures"]):
+        return  # (what the second lane found, a crash included, came after the verdict)
+    main.absorb(side)
+    if raised:
+        main.running = main.running or side.running
+        raise raised[0]
+
+
+def run_lane(checker: Checker, probes: list, rungs: Rungs, settings: dict, stop: Rungs | None = None) -> None:
+    """`stop`: the first lane's rungs, whose verdict ends this lane too."""
+    for phase, probe in probes:
+        if checker.cuda_broken or (stop is not None and stop.decided(settings["max_failures"])):
+            break
+        if rungs.decided(settings["max_failures"]):
+            rungs.stopped = f"stopped after {rungs.failed_cases} failing check(s)"
+            break
+        began = time.perf_counter()
+        rungs.running = phase
+        probe()
+        rungs.clock(phase, began)
 
 
 class Replay:
