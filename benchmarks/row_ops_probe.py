@@ -177,7 +177,8 @@ def variants(op, N):
             out[f"kept w{warps}"] = (kept, dict(BLOCK=p2), warps)
     for block, warps in ((4096, 8), (8192, 8), (8192, 16), (16384, 16), (16384, 32)):
         if p2 >= 16384 and block < p2:
-            for h1, h2 in ((0, 0), (2, 1)):
+            # (0, 1): the shipped kernels' hints (second pass evict_first only)
+            for h1, h2 in ((0, 0), (0, 1), (2, 1)):
                 out[f"long b{block} w{warps} h{h1}{h2}"] = (
                     long_row,
                     dict(BLOCK=block, HINT1=h1, HINT2=h2),
