@@ -56,8 +56,10 @@ def asks_for_a_gpu(message: str, path) -> bool:
         return False
 
 
-# One call in a process that has loaded none of the judge's modules, as a user's program
-# would: a kernel that is right only while it can see the judge is wrong here.
+# One call a dtype in a process that has loaded none of the judge's modules, as a user's
+# program would: a kernel that is right only while it can see the judge is wrong here (in
+# every dtype: with the first's alone, a kernel wrong in fp16 outside the judge passed, CPU
+# 2026-12-06). One reply a call, in order; the first that raises ends it.
 BARE_CALL = """
 import importlib.util, sys
 from multiprocessing.connection import Connection
@@ -70,22 +72,24 @@ import torch
 # inputs as a user's program makes them: a storage of their own, no base (a decoded message
 # is a view of a fixed-size buffer, which a kernel honest only on such inputs told apart:
 # red team, 2026-12-05)
-inputs = [t.clone(memory_format=torch.preserve_format) if type(t) is torch.Tensor else t for t in msg["inputs"]]
+calls = [[t.clone(memory_format=torch.preserve_format) if type(t) is torch.Tensor else t for t in inputs]
+         for inputs in msg["calls"]]
 path = msg["path"]
 del msg
 spec = importlib.util.spec_from_file_location("candidate", path)
 module = importlib.util.module_from_spec(spec)
 sys.modules["candidate"] = module
 spec.loader.exec_module(module)
-try:
-    out = module.kernel(*inputs)
-    if torch.cuda.is_available():
-        torch.cuda.synchronize()
-except Exception as exc:  # what it raised, as the runner says it (a crash tells nothing)
-    send(conn, {"raised": f"{type(exc).__name__}: {exc}"})
-    raise SystemExit(0)
-out = out.detach().clone() if type(out) is torch.Tensor else None
-send(conn, {"out": out})
+for inputs in calls:
+    try:
+        out = module.kernel(*inputs)
+        if torch.cuda.is_available():
+            torch.cuda.synchronize()
+    except Exception as exc:  # what it raised, as the runner says it (a crash tells nothing)
+        send(conn, {"raised": f"{type(exc).__name__}: {exc}"})
+        raise SystemExit(0)
+    out = out.detach().clone() if type(out) is torch.Tensor else None
+    send(conn, {"out": out})
 """
 
 
@@ -430,39 +434,44 @@ class Checker:
             elif self.check_run(warm, {}, ref, inputs, case):
                 self.check_accuracy(warm, ref, inputs, case, case.rung, why=which)
 
-    def start_unobserved(self, case: Case, path: str):
-        """One call in a fresh process with none of the judge's modules loaded. It starts
-        now (its imports run beside the runner's work); the function returned collects it,
-        judges it when asked to, and cleans up either way."""
+    def start_unobserved(self, cases: list[Case], path: str):
+        """One call a case, in turn, in a fresh process with none of the judge's modules
+        loaded. It starts now (its imports run beside the runner's work); the function
+        returned collects it, judges it when asked to, and cleans up either way."""
         import shutil
 
-        inputs = case.inputs(self.device)
+        made = [case.inputs(self.device) for case in cases]
         scratch = tempfile.mkdtemp(prefix="kpipe-bare-")
         child = runner(self.device, Path(scratch), self.runner.timeout_s, path, bare=True)
-        child.request({"path": str(Path(path).resolve()), "inputs": list(inputs)})
+        child.request({"path": str(Path(path).resolve()), "calls": [list(inputs) for inputs in made]})
 
         def finish(judge: bool) -> None:
             try:
-                reply = child.reply() if judge else None
-            except ChildDied as exc:
-                if exc.sandbox_failed:
-                    self.rungs.needs_gpu("sandbox", str(exc), status="not isolated")
-                else:
-                    self.rungs.failed(
-                        case.rung, f"in a process of its own: {exc}", case, log_tail=child.tail()
-                    )
-                return
+                for case, inputs in zip(cases, made) if judge else ():
+                    if not self.judge_unobserved(child, case, inputs):
+                        return
             finally:
                 child.kill()
                 shutil.rmtree(scratch, ignore_errors=True)
-            if reply is not None and self.raised(reply, case.rung, case):
-                return
-            if reply is not None:
-                ref = self.op.reference(*inputs)
-                if self.check_run(reply["out"], {"type": "not a plain torch.Tensor"}, ref, inputs, case):
-                    self.check_accuracy(reply["out"], ref, inputs, case, case.rung)
 
         return finish
+
+    def judge_unobserved(self, child: Child, case: Case, inputs) -> bool:
+        """The bare process's next reply: whether to go on to its next one."""
+        try:
+            reply = child.reply()
+        except ChildDied as exc:
+            if exc.sandbox_failed:
+                self.rungs.needs_gpu("sandbox", str(exc), status="not isolated")
+            else:
+                self.rungs.failed(case.rung, f"in a process of its own: {exc}", case, log_tail=child.tail())
+            return False
+        if self.raised(reply, case.rung, case):
+            return False
+        ref = self.op.reference(*inputs)
+        if self.check_run(reply["out"], {"type": "not a plain torch.Tensor"}, ref, inputs, case):
+            self.check_accuracy(reply["out"], ref, inputs, case, case.rung)
+        return True
 
     def probe_memoisation(self, a: Case, b: Case, secret: int) -> None:
         """The same input buffers with new contents (all of them, then one interior element of

@@ -503,8 +503,16 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
                for c in small[:1]]  # fmt: skip
     probes += [("unwritten_output", lambda c=c: checker.check_unwritten(c)) for c in odd[:1]]
     began = time.perf_counter()
-    bare = [checker.start_unobserved(Case("unobserved_call", c.dtype, c.shape, c.seed, c.make), path)
-            for c in largest[1:2] if outside]  # fmt: skip
+    # the bare call: the first dtype's second largest case, then one such case of each other
+    bare_cases = [Case("unobserved_call", c.dtype, c.shape, c.seed, c.make) for c in largest[1:2]]
+    for dtype in dict.fromkeys(c.dtype for c in later):
+        same = [
+            c
+            for c in later
+            if c.dtype == dtype and c.family == "test_shapes" and c.shape == op.TEST_SHAPES[-1]
+        ]
+        bare_cases += [Case("unobserved_call", c.dtype, c.shape, c.seed, c.make) for c in same[-1:]]
+    bare = [checker.start_unobserved(bare_cases, path)] if outside and bare_cases else []
     rungs.clock("unobserved_call", began)
     # With two lanes the first dtype's layouts go to the second too (the first has the
     # probes): ~5.8 s against ~3.9 s for the two on the shipped softmax, CPU, without it.
