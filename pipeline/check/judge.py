@@ -488,10 +488,13 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
                            secret ^ SECOND_RUNNER) if side is not rungs else (checker, secret)  # fmt: skip
     others: list = []  # the second lane's (phase, probe)s
     lane = probes if other is checker else others
-    # in every other dtype too, at the small test shape (a cache used for fp16 only passed
-    # when the probe ran in the first dtype alone: red team, 2026-12-06)
+    # in every other dtype too (a cache used for fp16 only passed when the probe ran in the
+    # first dtype alone: red team, 2026-12-06), at the third test shape, not the second: a
+    # cache keyed on 8 sampled values passed one seed in ~13 at softmax's 3x7, where the
+    # changed elements fell on sampled places (CI, seed 515634194, 2026-12-07)
+    memo_shape = op.TEST_SHAPES[min(2, len(op.TEST_SHAPES) - 1)]
     for dtype in dict.fromkeys(c.dtype for c in later):
-        pair = [c for c in later if c.dtype == dtype and c.family == "test_shapes" and c.shape == small_shape]
+        pair = [c for c in later if c.dtype == dtype and c.family == "test_shapes" and c.shape == memo_shape]
         if len(pair) >= 2:
             lane.append(
                 ("memoisation", lambda a=pair[0], b=pair[1]: other.probe_memoisation(a, b, other_secret))
