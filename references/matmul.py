@@ -70,7 +70,35 @@ def small_magnitude(seed, device, dtype, M, N, K):
     return a, b
 
 
-ADVERSARIAL = {"large_magnitude": large_magnitude, "small_magnitude": small_magnitude, "specials": specials}
+# Outputs past fp16's largest finite value (65504) in some columns, far inside it in the
+# others: an fp16 output there is +-Inf, as torch's fp16 matmul gives it, and a kernel that
+# saturates its cast at 65504 is wrong (left open on a CPU until 2026-12-07: no case
+# overflowed fp16). Every term of an output has one sign (a's rows and b's columns carry
+# the signs), so nothing cancels: outputs are 2e5..3.2e6 or 1500..24000 in size, far from
+# 65520, where the order of a sum could decide between 65504 and Inf.
+def past_fp16_range(seed, device, dtype, M, N, K):
+    def magnitudes(s, shape):  # each in [1, 4]
+        return randn(s, shape, device=device, dtype=torch.float32).abs().clamp(max=3.0) + 1.0
+
+    def signs(s, n):
+        return randn(s, (n,), device=device, dtype=torch.float32).sign().add(0.5).sign()
+
+    big = (2e5 / K) ** 0.5  # a row's scale, and a huge column's: each output at least 2e5
+    huge = randn(seed + 4, (N,), device=device, dtype=torch.float32) > 0
+    if N > 1:  # both kinds of column wherever there are two columns
+        huge[0], huge[-1] = True, False
+    column = torch.where(huge, big, 1500.0 / (K * big)) * signs(seed + 3, N)
+    a = magnitudes(seed, (M, K)) * big * signs(seed + 2, M)[:, None]
+    b = magnitudes(seed + 1, (K, N)) * column
+    return a.to(dtype), b.to(dtype)
+
+
+ADVERSARIAL = {
+    "large_magnitude": large_magnitude,
+    "small_magnitude": small_magnitude,
+    "specials": specials,
+    "past_fp16_range": past_fp16_range,
+}
 
 
 def output_scale(a, b):
@@ -86,7 +114,10 @@ def output_scale(a, b):
 
 
 def reference(a, b):
-    return a.double() @ b.double()
+    out = a.double() @ b.double()
+    if a.dtype == torch.float16:  # rounded to an fp16 output, 65520 and past is +-Inf
+        out = torch.where(out.abs() >= 65520, out.sign() * torch.inf, out)
+    return out
 
 
 def torch_eager(a, b):
