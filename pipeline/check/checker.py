@@ -332,7 +332,7 @@ class Checker:
         elif "redzone_damage" in record:
             rungs.passed("bounds")
         if record.get("races"):  # (CPU) what a GPU's racecheck does not see: global memory
-            rungs.failed("memory_safety", f"a race between programs: {record['races'][0]}", case)
+            rungs.failed("memory_safety", f"a race in one launch: {record['races'][0]}", case)
 
     def check_accuracy(self, out, ref, inputs, case: Case, rung: str, why: str = "") -> bool:
         from pipeline.check.accuracy import compare
