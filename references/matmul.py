@@ -93,7 +93,24 @@ def past_fp16_range(seed, device, dtype, M, N, K):
     return a.to(dtype), b.to(dtype)
 
 
+# Exact zeros: a ReLU's output as a (half its entries), a row of a and a column of b zero
+# whole, and whole 16-long runs of K zero in a (pruned blocks). A matmul that skipped a tile
+# of a holding many zeros was exact for every dense draw (red team, 2026-12-07).
+def sparse(seed, device, dtype, M, N, K):
+    a, b = make_inputs(seed, device, dtype, M, N, K)
+    a = a.clamp(min=0)
+    gen = torch.Generator().manual_seed(seed ^ 0x5A25)
+    if M >= 2:  # (never the whole output zero)
+        a[int(torch.randint(0, M, (1,), generator=gen))] = 0
+    if N >= 2:
+        b[:, int(torch.randint(0, N, (1,), generator=gen))] = 0
+    for start in range(0, K - 32, 64):  # one run of 16 in every 64 of K, where K is 33 or more
+        a[:, start : start + 16] = 0
+    return a, b
+
+
 ADVERSARIAL = {
+    "sparse": sparse,
     "large_magnitude": large_magnitude,
     "small_magnitude": small_magnitude,
     "specials": specials,

@@ -75,7 +75,32 @@ def huge(seed, device, dtype, M, N):
     return make_inputs(seed, device, dtype, M, N, scale={torch.float16: 8e3}.get(dtype, 1e15))
 
 
-ADVERSARIAL = {"large": large, "tiny": tiny, "huge": huge, "specials": specials}
+# LLM hidden states: a few outlier channels of ~1e3 among unit values, and padding rows of
+# zeros (their output is 0: x * rsqrt(eps) * w). A kernel that left outliers out of the mean
+# of squares, and one that divided by a row's max |x| (0/0 on a zero row), were exact for
+# every row drawn at one scale (red team, 2026-12-07).
+def outliers_and_zero_rows(seed, device, dtype, M, N):
+    x, w = make_inputs(seed, device, dtype, M, N)
+    gen = torch.Generator().manual_seed(seed ^ 0x0A7)
+    channels = torch.randperm(N, generator=gen)[: max(1, N // 512)]
+    big = (
+        1000.0
+        * (torch.rand(len(channels), generator=gen) + 0.5)
+        * (torch.rand(len(channels), generator=gen) - 0.5).sign()
+    )
+    x[:, channels.to(device)] = big.to(device=device, dtype=dtype)
+    if M >= 2:  # one row in two, at most four, padding
+        x[torch.randperm(M, generator=gen)[: min(4, M // 2)].to(device)] = 0
+    return x, w
+
+
+ADVERSARIAL = {
+    "large": large,
+    "tiny": tiny,
+    "huge": huge,
+    "specials": specials,
+    "outliers_and_zero_rows": outliers_and_zero_rows,
+}
 
 
 def reference(x, weight):

@@ -46,9 +46,18 @@ KEEPS_SMALL = True
 # That is the exact softmax of inputs each moved by ~2^-24 |x|, so the judge allows, on top
 # of TOLERANCE, 4 * 2^-24 * max|x| (two exponents in each term, the sum's share of them
 # again): 2.4e-4 at |x| = 1000, 1e-6 for unit-scale inputs, where TOLERANCE decides.
+# Only the entries within 128 of their row's max count (exp(-128) is 0 in fp32, whatever
+# the rounding), in rows where they are not all equal to it (x - max is then exactly 0): a
+# mask fill of -1e9 moves no output, and took rtol to 238 when the whole tensor's max |x|
+# counted (red team, 2026-12-07).
 def input_rtol(x):
-    finite = x[torch.isfinite(x)]
-    return 4 * 2.0**-24 * float(finite.abs().max()) if finite.numel() else 0.0
+    x = x.double()
+    finite = torch.isfinite(x)
+    top = torch.where(finite, x, -torch.inf).amax(dim=-1, keepdim=True)
+    near = finite & (x >= top - 128)
+    spread = (near & (x != top)).any(dim=-1, keepdim=True)
+    sizes = torch.where(near & spread, x.abs(), 0.0)
+    return 4 * 2.0**-24 * float(sizes.max()) if sizes.numel() else 0.0
 
 
 def make_inputs(seed, device, dtype, M, N):
@@ -72,14 +81,24 @@ def large_negative(seed, device, dtype, M, N):
 # A left-padded attention mask: each row starts with a run of -inf of its own length (at
 # least one entry stays finite), which must not poison the running max and sum; and, where
 # there are two rows or more, one row masked whole, which torch makes NaN throughout (a
-# kernel that gives 0 there passed before: red team, 2026-12-05).
+# kernel that gives 0 there passed before: red team, 2026-12-05). Half the rows are masked
+# with a large finite value instead, as masked_fill(mask, -1e9) does (fp16: -6e4), and,
+# where there are three rows or more, one of them whole, which gives 1/N throughout (a
+# softmax that went one-hot on any finite value below -1e4 passed: red team, 2026-12-07).
 def masked_rows(seed, device, dtype, M, N):
     (x,) = make_inputs(seed, device, dtype, M, N)
     gen = torch.Generator(device="cpu").manual_seed(seed)
     starts = torch.randint(0, N, (M, 1), generator=gen)
+    finite = torch.rand((M, 1), generator=gen) < 0.5
     if M >= 2:
-        starts[int(torch.randint(0, M, (1,), generator=gen))] = N
-    return (x.masked_fill(torch.arange(N, device=device) < starts.to(device), float("-inf")),)
+        row = int(torch.randint(0, M, (1,), generator=gen))
+        starts[row], finite[row] = N, False
+        if M >= 3:
+            other = (row + 1 + int(torch.randint(0, M - 1, (1,), generator=gen))) % M
+            starts[other], finite[other] = N, True
+    fill = torch.where(finite, -6e4 if dtype == torch.float16 else -1e9, -torch.inf).to(device)
+    masked = torch.arange(N, device=device) < starts.to(device)
+    return (torch.where(masked, fill.to(dtype), x),)
 
 
 # NaN, +-Inf anywhere: a row with a NaN is NaN throughout, as torch.softmax gives.

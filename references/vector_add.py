@@ -46,7 +46,28 @@ def signed_zeros(seed, device, dtype, n):
     return x, y
 
 
-ADVERSARIAL = {"specials": specials, "signed_zeros": signed_zeros}
+# Every result is x + y rounded once: none is written as 0 or snapped to a grid (rule 6). A
+# vector_add that snapped results below rms/2 to a grid of 2^-21 rms passed: the band of
+# rule 1 is scaled by the output's RMS (red team, 2026-12-07).
+KEEPS_SMALL = True
+
+
+# Magnitudes over eight decades in one tensor, elementwise (1e-4 .. 1e4, fp16 1e-3 .. 1e4):
+# a kernel that rounded sums past 1024 to bf16, or snapped small results to a grid scaled by
+# the output's RMS, was exact for every unit-scale draw (red team, 2026-12-07).
+def mixed_scales(seed, device, dtype, n):
+    low = -3.0 if dtype == torch.float16 else -4.0
+
+    def draw(s):
+        sizes = 10.0 ** (torch.rand(n, generator=torch.Generator().manual_seed(s)) * (4.0 - low) + low)
+        return (randn(s, (n,), device=device, dtype=torch.float32).clamp(-3.0, 3.0) * sizes.to(device)).to(
+            dtype
+        )
+
+    return draw(seed), draw(seed + 1)
+
+
+ADVERSARIAL = {"specials": specials, "signed_zeros": signed_zeros, "mixed_scales": mixed_scales}
 
 
 def reference(x, y):

@@ -547,6 +547,37 @@ class Checker:
                 return
             digests.append(reply["record"].get("host_digest"))
         self.check_host_values(digests, [inputs for _, inputs, _ in steps], b)
+        self.probe_offsets(b, in_b, in_a)
+
+    def probe_offsets(self, case: Case, first: tuple, second: tuple) -> None:
+        """Two calls on views of one storage's bytes at different offsets, as x.split(n)
+        hands its chunks: the same bytes, shape and strides in both calls, only the offset
+        differs (a cache keyed on a copy of the whole storage passed every probe above:
+        red team, 2026-12-07)."""
+        import torch
+
+        if not all(isinstance(t, torch.Tensor) and t.is_contiguous() for t in (*first, *second)):
+            return
+        joined = [torch.cat([f.reshape(-1), s.reshape(-1)]) for f, s in zip(first, second, strict=True)]
+        for k, what in enumerate(("a view at offset 0 of a storage", "the same storage's next view")):
+            inputs = tuple(
+                j[k * f.numel() : (k + 1) * f.numel()].view(f.shape)
+                for j, f in zip(joined, first, strict=True)
+            )
+            # (light: a watched call's copy of an input ends at its view's end, red zone after,
+            # so two views of one storage came as storages of two sizes)
+            reply = self.call(inputs, watch=False)
+            if self.raised(reply, "no_cached_results", case):
+                return
+            out, ref = reply["out"], self.op.reference(*inputs)
+            if not self.check_run(out, reply["record"], ref, inputs, case):
+                return
+            self.check_real_kernel(reply["record"], case)
+            self.check_record(reply["record"], case)
+            if not self.check_accuracy(
+                out, ref, inputs, case, "no_cached_results", f"wrong output on {what}: "
+            ):
+                return
 
     def check_host_values(self, digests: list, inputs: list, case: Case) -> None:
         """(CPU) The host values that entered torch in each memoisation call (tensors made

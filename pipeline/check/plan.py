@@ -266,10 +266,15 @@ def plan_cases(op, secret: int, settings: dict, device: str) -> list[Case]:
     # last dim only: red team, 2026-12-05)
     # (in a dtype drawn from the secret: one that took stride 0 for 1 in fp16 only passed
     # when it was always fp32, red team 2026-12-05; bf16 only where it can run, on a GPU)
+    # (now in every dtype that can run, the drawn one at the largest test shape, the others
+    # at the third, for the check's time: one that did so in fp16 only still passed the runs
+    # that drew fp32, red team 2026-12-07)
     runnable = [d for d in op.dtypes if device == "cuda" or str(d) != "torch.bfloat16"] or list(op.dtypes)
-    for layout in ("broadcast", "broadcast_last") if len(op.TEST_SHAPES[-1]) > 1 else ("broadcast",):
-        cases.append(Case("strided", rng.choice(runnable), op.TEST_SHAPES[-1], rng.randrange(2**31),
-                          op.make_inputs, layout))  # fmt: skip
+    drawn = rng.choice(runnable)
+    for dtype in runnable:
+        shape = op.TEST_SHAPES[-1] if dtype == drawn else op.TEST_SHAPES[min(2, len(op.TEST_SHAPES) - 1)]
+        for layout in ("broadcast", "broadcast_last") if len(op.TEST_SHAPES[-1]) > 1 else ("broadcast",):
+            cases.append(Case("strided", dtype, shape, rng.randrange(2**31), op.make_inputs, layout))
     if device == "cuda" and op.BENCH_SHAPES:
         dtype = op.dtypes[-1]  # bf16 where the op has it: the dtype the bench stage times
         cases.append(Case("bench_shape", dtype, op.BENCH_SHAPES[-1], rng.randrange(2**31), op.make_inputs))
