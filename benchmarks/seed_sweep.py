@@ -86,7 +86,7 @@ def main(argv=None) -> int:
             bad += not fine
             mark = "ok " if fine else "BAD"
             print(f"[{i}/{len(runs)}] {mark} {r['file']} seed {r['seed']}: {r['verdict']}"
-                  + ("" if fine else f": {r['reason'][:300]}\n      replay: python -m {r['replay']}"), flush=True)  # fmt: skip
+                  + ("" if fine else f": {r['reason'][:300]}\n      replay: python {r['replay']}"), flush=True)  # fmt: skip
     print(f"{len(runs) - bad} of {len(runs)} checks as expected")
     return 1 if bad else 0
 
