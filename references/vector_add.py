@@ -67,7 +67,21 @@ def mixed_scales(seed, device, dtype, n):
     return draw(seed), draw(seed + 1)
 
 
-ADVERSARIAL = {"specials": specials, "signed_zeros": signed_zeros, "mixed_scales": mixed_scales}
+# Small values throughout: fp16 at 1e-3, where one sum in twenty is below 1e-4 and one in
+# thirty subnormal (an fp16 add that wrote +-0 below 1e-4 passed every draw at unit scale:
+# red team, 2026-12-07); fp32 and bf16 at 1e-30, normal numbers.
+def small(seed, device, dtype, n):
+    scale = 1e-3 if dtype == torch.float16 else 1e-30
+    return (randn(seed, (n,), device=device, dtype=dtype, scale=scale),
+            randn(seed + 1, (n,), device=device, dtype=dtype, scale=scale))  # fmt: skip
+
+
+ADVERSARIAL = {
+    "specials": specials,
+    "signed_zeros": signed_zeros,
+    "mixed_scales": mixed_scales,
+    "small": small,
+}
 
 
 def reference(x, y):

@@ -16,8 +16,9 @@ from pipeline.check.judge import workspace_hashes
 from tests.conftest import REPO, run
 
 # end to end: the quick tier skips it. The module fixture checks every cheat (104 on
-# 2026-12-05) two at a time: past pyproject's 900 s on a busy 2-core machine that day.
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(2400)]
+# 2026-12-05) two at a time: past pyproject's 900 s on a busy 2-core machine that day;
+# 2083 s of CI's 2400 for 160 on 2026-12-07, and past 2400 s beside other work for 177.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
 
 CHEATS = sorted(
     p for p in (REPO / "tests" / "cheats").glob("*.py") if "\nGPU_ONLY = True" not in p.read_text()

@@ -82,7 +82,8 @@ sys.modules["candidate"] = module
 spec.loader.exec_module(module)
 for inputs in calls:
     try:
-        out = module.kernel(*inputs)
+        with torch.inference_mode():  # as a serving program calls it (the runner: grad on or no_grad)
+            out = module.kernel(*inputs)
         if torch.cuda.is_available():
             torch.cuda.synchronize()
     except Exception as exc:  # what it raised, as the runner says it (a crash tells nothing)
@@ -142,6 +143,12 @@ class Checker:
         self.processes = processes
         self.watch_rng = random.Random(secret ^ 0x5EED)  # which calls run unwatched
         self.guard_rng = random.Random(secret ^ 0x6A2D)  # which calls run under the launch guard
+        # the caller's autograd state each call: grad mode on or no_grad, and floating inputs
+        # that require grad or not (a softmax wrong under no_grad only, and an RMSNorm wrong
+        # for a weight that requires grad, passed: red team, 2026-12-07); inference_mode is
+        # the bare call's, whole (switched call to call, it made a workspace kept from an
+        # inference_mode call an inference tensor, which the next call could not zero)
+        self.context_rng = random.Random(secret ^ 0xC7A5)
         self.many_calls = random.Random(secret ^ 0xCA11).randint(*MANY_CALLS)
         self.keep_warm = random.Random(secret ^ 0xCA12).randrange(
             1, self.many_calls
@@ -155,15 +162,19 @@ class Checker:
         self.hidden_launch_path = False
 
     def call(self, inputs, poison=POISON_1, watch: bool | None = None, into: bool = False,
-             again: bool = False, warm: int = 0, keep_warm: int | None = None) -> dict:  # fmt: skip
+             again: bool = False, warm: int = 0, keep_warm: int | None = None,
+             feed_back: bool = False) -> dict:  # fmt: skip
         if watch is None:  # the first calls are watched: red zones catch an overrun before it crashes
             watch = self.calls < WATCHED_FIRST or self.watch_rng.randrange(UNWATCHED_SHARE) != 0
         guard = self.calls < GUARDED_FIRST or self.guard_rng.randrange(GUARD_SHARE) == 0
+        grad_mode = self.context_rng.choice(("enabled", "no_grad"))
+        requires_grad = self.context_rng.random() < 0.5
         self.calls += 1
         beside = started_below(self.runner.proc.pid) if self.processes else []
         reply = self.runner.ask({"cmd": "call", "inputs": [] if again else list(inputs), "watch": watch,
                                  "poison": poison, "into": into, "again": again, "warm": warm, "keep_warm": keep_warm,
-                                 "witness": watch, "guard": guard})  # fmt: skip
+                                 "witness": watch, "guard": guard, "grad_mode": grad_mode,
+                                 "requires_grad": requires_grad, "feed_back": feed_back})  # fmt: skip
         reply.setdefault("record", {})
         if self.processes:
             beside += [p for p in started_below(self.runner.proc.pid) if p not in beside]
@@ -386,7 +397,8 @@ class Checker:
             )
             if not result["ok"]:
                 self.rungs.failed("unwritten_output", "two runs on the same inputs disagree beyond the tolerance "
-                                  f"(a race, or memory no launch wrote): {result['reason']}", case)  # fmt: skip
+                                  f"(a race, memory no launch wrote, or a result that follows the caller's grad mode or "
+                                  f"requires_grad, which the two calls drew apart): {result['reason']}", case)  # fmt: skip
                 return
         self.rungs.passed("unwritten_output")
 
@@ -414,6 +426,33 @@ class Checker:
                               f"the check ({len(changed)} output(s) in all): a returned buffer was used again")  # fmt: skip
         else:
             self.rungs.passed("no_cached_results")
+
+    def probe_fed_back(self, case: Case) -> None:
+        """The output of one call handed back as the next call's first input, the very
+        tensor (a residual stream: h = k(a, b); k(h, c)). Both outputs must be right and the
+        first must not change (a vector_add that wrote the second sum into its own earlier
+        output passed: every input was fresh, red team 2026-12-07)."""
+        inputs = case.inputs(self.device)
+        reply = self.call(inputs)
+        if self.raised(reply, case.rung, case) or not self.check_run(
+            reply["out"], reply["record"], ref := self.op.reference(*inputs), inputs, case
+        ):
+            return
+        if not self.check_accuracy(reply["out"], ref, inputs, case, case.rung):
+            return
+        out, first = reply["out"], inputs[0]
+        if out.shape != first.shape or out.dtype != first.dtype:
+            return  # (matmul's output is no input's shape but where it is square)
+        again = (out, *case.inputs(self.device)[1:])
+        reply = self.call(again, feed_back=True)
+        if self.raised(reply, "no_cached_results", case):
+            return
+        ref = self.op.reference(*again)
+        if not self.check_run(reply["out"], reply["record"], ref, again, case):
+            return
+        self.check_record(reply["record"], case)
+        self.check_accuracy(reply["out"], ref, again, case, "no_cached_results", "wrong output on an earlier "
+                            "output handed back as the first input: ")  # fmt: skip
 
     def probe_many_calls(self, case: Case) -> None:
         """The output after a benchmark's worth of calls is still right (a kernel honest only
@@ -494,6 +533,17 @@ class Checker:
                 flat[i] = flat[i] * -2 + 1  # one interior element, anywhere
                 steps.append(
                     (f"the same buffers with one element of input {k + 1} changed", one, {"into": True})
+                )
+        # the last element of the first input, then its first: a decode step writes its
+        # newest score last (a cache that compared every element but the last passed, the
+        # interior draw never reaching either end: red team, 2026-12-07)
+        flat = one[0].view(-1) if one[0].is_contiguous() else None
+        if flat is not None and flat.numel() > 2:
+            for where, i in (("last", -1), ("first", 0)):
+                one = tuple(t.clone() for t in one)
+                one[0].view(-1)[i] = one[0].view(-1)[i] * -2 + 1
+                steps.append(
+                    (f"the same buffers with the {where} element of input 1 changed", one, {"into": True})
                 )
         # the low bits of every element of one input drawn afresh, each input in turn, as few
         # as move the reference past the tolerance (a cache keyed on an exact hash of each

@@ -505,6 +505,7 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
                                                                          c.seed, c.make)))
                for c in small[:1]]  # fmt: skip
     probes += [("unwritten_output", lambda c=c: checker.check_unwritten(c)) for c in odd[:1]]
+    probes += [("fed_back", lambda c=c: checker.probe_fed_back(c)) for c in small[:1]]
     began = time.perf_counter()
     # the bare call: the first dtype's second largest case, then one such case of each other
     bare_cases = [Case("unobserved_call", c.dtype, c.shape, c.seed, c.make) for c in largest[1:2]]

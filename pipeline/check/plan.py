@@ -42,7 +42,7 @@ class Case:
     def inputs(self, device: str) -> tuple:
         made = self.make(self.seed, device, self.dtype, **self.shape)
         if self.family == "aliased":
-            return aliased(made)
+            return aliased(made, shifted=self.layout == "shifted")
         if self.family != "strided":
             return made
         # the first input in the case's layout; each other in one of its own, contiguous
@@ -78,14 +78,27 @@ OFFSET_BYTES = (
 )
 
 
-def aliased(made: tuple) -> tuple:
+def aliased(made: tuple, shifted: bool = False) -> tuple:
     """Each input that can be a view of an earlier one becomes one: the same tensor where
     shape and dtype agree (`kernel(t, t)`, as torch ops take it), else a row of an earlier
     matrix where a vector is as long as its rows (RMSNorm's weight). A kernel that gave x
     alone where x and y were one tensor passed while every input had a storage of its own
-    (red team, 2026-12-06)."""
+    (red team, 2026-12-06). `shifted`: the first input in a storage one element longer, and
+    each later one of its dtype, no larger, the view one element on (`buf[:-1]`, `buf[1:]`):
+    two views that overlap without being one tensor (an x + x path keyed on the storage
+    passed: red team, 2026-12-07)."""
     import torch
 
+    if shifted:
+        first = made[0]
+        buf = torch.empty(first.numel() + 1, dtype=first.dtype, device=first.device)
+        buf[: first.numel()] = first.reshape(-1)
+        buf[-1] = first.reshape(-1)[0]
+        out = [buf[: first.numel()].view(first.shape)]
+        for t in made[1:]:
+            fits = isinstance(t, torch.Tensor) and t.dtype == first.dtype and t.numel() <= first.numel()
+            out.append(buf[1 : 1 + t.numel()].view(t.shape) if fits else t)
+        return tuple(out)
     out: list = []
     for t in made:
         earlier = [
@@ -222,6 +235,16 @@ def random_shapes(op, rng: random.Random, max_work: int, scale: int) -> list[dic
             # tiles shows only where there is more than one tile across, for tiles up to 256
             medium.update({keys[-2]: 257 + 2 * rng.randrange(8), keys[-1]: 2 * rng.randrange(8, 12) + 1})
         shapes.append(medium)
+        # round sizes, as a model hands them: rows a multiple of 128 (128..512), every other
+        # size a multiple of 64 (a softmax whose batched path for M % 32 == 0 forgot the
+        # max passed: every many-rows draw is odd, red team 2026-12-07)
+        shapes.append({keys[0]: 128 * rng.randrange(1, 5), **{k: 64 * rng.randrange(1, 3) for k in keys[1:]}})
+        if len(keys) > 2:
+            # (matmul) a deep K, 1025..1151 and odd, under outputs of 64..80 square: a split-K
+            # path taken from K >= 1024 at M, N >= 64 that dropped K's tail passed, K past 512
+            # coming only with M, N <= 3 (red team, 2026-12-07)
+            deep = {k: rng.randrange(64, 81) for k in keys[:-1]}
+            shapes.append({**deep, keys[-1]: 1025 + 2 * rng.randrange(64)})
     return [_fit(s, max_work) for s in shapes]
 
 
@@ -245,6 +268,7 @@ def plan_cases(op, secret: int, settings: dict, device: str) -> list[Case]:
     for d, dtype in enumerate(op.dtypes):
         if square is not None:  # inputs that are one tensor, or views of one storage
             cases.append(Case("aliased", dtype, square, rng.randrange(2**31), op.make_inputs))
+            cases.append(Case("aliased", dtype, square, rng.randrange(2**31), op.make_inputs, "shifted"))
         for shape in op.TEST_SHAPES:
             for _ in range(settings["trials"]):
                 cases.append(Case("test_shapes", dtype, shape, rng.randrange(2**31), op.make_inputs))

@@ -112,6 +112,18 @@ class Runner:
                 inputs = self.monitor.padded(inputs)
             else:
                 self.monitor.received(inputs)
+        if msg.get("feed_back") and self.held and inputs:  # the last output itself, as the first input
+            inputs = (self.held[0][0], *inputs[1:])
+        if msg.get("requires_grad"):  # as an nn.Parameter or an activation in training hands them
+            for t in inputs:
+                if (
+                    isinstance(t, torch.Tensor)
+                    and t.is_floating_point()
+                    and t.grad_fn is None
+                    and not t.is_inference()
+                ):
+                    t.requires_grad_(True)
+        grad_mode = torch.no_grad if msg.get("grad_mode") == "no_grad" else contextlib.nullcontext
         modes_left = self.modes.clear()
         # compared on the host (same_bytes), after the warm calls too: taken after them, an
         # input a softmax shifted in place by its row max in quick succession only (its own
@@ -120,7 +132,8 @@ class Runner:
         before = [_span(t).to("cpu", copy=True) for t in inputs]
         warm_out = None
         for i in range(msg.get("warm", 0)):  # a benchmark's worth of calls first, unwatched
-            out = self.kernel(*inputs)
+            with grad_mode():
+                out = self.kernel(*inputs)
             if i == msg.get("keep_warm"):  # one of them judged too, as it came back to back with
                 # the others (a kernel wrong only in quick succession passed: red team, 2026-12-05)
                 warm_out = out.detach().clone() if type(out) is torch.Tensor else "not a plain torch.Tensor"
@@ -129,9 +142,12 @@ class Runner:
         profiler = _gpu_witness() if msg.get("witness") and self.device == "cuda" else None
         try:
             # unwatched: a light watch, which looks like none (no poison, no red zones)
-            with self.monitor.call(
-                msg.get("poison", float("nan")), light=not watch, guard=msg.get("guard", True)
-            ) as rec:
+            with (
+                self.monitor.call(
+                    msg.get("poison", float("nan")), light=not watch, guard=msg.get("guard", True)
+                ) as rec,
+                grad_mode(),
+            ):
                 out = self.kernel(*inputs)
             modes_left += self.modes.clear()  # before anything reads the output
             if type(out) is not torch.Tensor:  # a subclass can change its contents later
