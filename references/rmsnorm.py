@@ -82,7 +82,9 @@ def huge(seed, device, dtype, M, N):
 def outliers_and_zero_rows(seed, device, dtype, M, N):
     x, w = make_inputs(seed, device, dtype, M, N)
     gen = torch.Generator().manual_seed(seed ^ 0x0A7)
-    channels = torch.randperm(N, generator=gen)[: max(1, N // 512)]
+    # one channel in 4096 at least: a few, so each stands far past the row's RMS (60x and more;
+    # with one in 512 they were ~22x, under the 32x a red-team kernel cut at)
+    channels = torch.randperm(N, generator=gen)[: max(1, N // 4096)]
     big = (
         1000.0
         * (torch.rand(len(channels), generator=gen) + 0.5)
