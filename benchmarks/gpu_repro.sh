@@ -196,7 +196,7 @@ judge_lane() {
   while [ ! -e logs/first-tests.finished ] && [ ! -e logs/set-aside.done ]; do sleep 5; done
   { gpu_only_cheats
     TAIL=30 step correct-gpu python -m pytest -q -n 2 --dist load -p no:cacheprovider -rs \
-      tests/test_check.py -k "correct"
+      tests/test_correct_kernels.py
   } &
   { KPIPE_TEST_FIRST="${CHEATS_FIRST:-}" KPIPE_TEST_ONLY="${CHEATS_ONLY:-}" KPIPE_TEST_VERDICTS=$PWD/logs/cheat-verdicts KPIPE_TEST_JUDGES=$(judges_fit 4 2) TAIL=30 step cheats-gpu python -m pytest -q -n 0 -p no:cacheprovider -rs --timeout 3600 \
       tests/test_check.py -k "cheat"
@@ -284,7 +284,7 @@ if [ -n "${NO_REPRO:-}" ]; then
   fi
   { gpu_only_cheats
     TAIL=30 step correct-gpu python -m pytest -q -n 2 --dist load -p no:cacheprovider -rs \
-      tests/test_check.py -k "correct"
+      tests/test_correct_kernels.py
   } &
   others=2; [ -z "${STEPS:-}" ] || [[ " $STEPS " == *" every-call "* ]] && others=3  # every-call's judge
   echo "   cheats-gpu: $(judges_fit 4 $others) judges side by side, beside $((others - 1))-$others others"
@@ -331,7 +331,7 @@ if [ -n "${SKIP_TIMING_BENCHMARKS:-}" ]; then
   # Judges only, five side by side: what a change of the judge must show first (the correct
   # fixtures, the wrapped peers) beside the GPU-only cheats; judge_lane below then skips them.
   TAIL=30 step correct-gpu python -m pytest -q -n 2 --dist load -p no:cacheprovider -rs \
-    tests/test_check.py -k "correct" &
+    tests/test_correct_kernels.py &
   TAIL=12 step peers env NO_STAGES=1 SHIPPED= CHEATS= FIXTURES="tests/fixtures/peers/*.py" \
     bash benchmarks/gpu_judge_probe.sh logs/peers &
   gpu_only_cheats &

@@ -484,7 +484,12 @@ class Checker:
         child = runner(self.device, Path(scratch), self.runner.timeout_s, path, bare=True)
         child.request({"path": str(Path(path).resolve()), "calls": [list(inputs) for inputs in made]})
 
-        def finish(judge: bool) -> None:
+        done: list[bool] = []
+
+        def finish(judge: bool) -> None:  # (once: a second call does nothing)
+            if done:
+                return
+            done.append(True)
             try:
                 for case, inputs in zip(cases, made) if judge else ():
                     if not self.judge_unobserved(child, case, inputs):

