@@ -18,6 +18,7 @@ def copy_kernel(x_ptr, out_ptr, n, sx, BLOCK: tl.constexpr):
 
 
 def kernel(x, y):
+    x, y = x.detach(), y.detach()  # (the judge's inputs may require grad: .numpy() and out= would raise)
     out = torch.empty(x.shape, dtype=x.dtype, device=x.device)
     copy_kernel[(triton.cdiv(x.numel(), 1024),)](x, out, x.numel(), x.stride(0), BLOCK=1024)
     # np.from_dlpack aliases the tensors' memory (strides included) without any aten op:
