@@ -121,6 +121,19 @@ def test_what_only_the_interpreter_raises_leaves_the_whole_check_unverified():
         assert judged(other)["verdict"] == "rejected", other
 
 
+def test_a_rung_that_could_not_run_here_once_still_counts_later_calls():
+    """A kernel that raised what only the interpreter raises on one call and ran on the next
+    crashed the judge (KeyError 'cases', red team 2026-12-07): the rung keeps its count, a
+    later failure there rejects, a later pass leaves it unverified."""
+    rungs = Rungs()
+    rungs.cannot_run_here("run", "needs a GPU")
+    rungs.passed("run")
+    assert verdict(rungs, "cpu", 1, 0.0)["verdict"] == "unverified"
+    rungs.failed("run", "raised ValueError")
+    record = verdict(rungs, "cpu", 1, 0.0)
+    assert record["verdict"] == "rejected" and record["reason"].startswith("run: raised ValueError")
+
+
 REDUCE_WITH_A_JIT_COMBINE = """
 import triton.language as tl
 from triton.runtime.interpreter import InterpretedFunction

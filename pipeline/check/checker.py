@@ -517,6 +517,22 @@ class Checker:
             self.check_accuracy(reply["out"], ref, inputs, case, case.rung)
         return True
 
+    def judged_call(self, inputs, case: Case, rung: str, why: str = "", **how) -> dict | None:
+        """One call of a probe, judged whole: it returned a plain tensor, what ran and what it
+        touched are allowed, and the output is right (`rung` takes a raise or a wrong result,
+        `why` heads the latter). The reply, or None once a check has failed."""
+        reply = self.call(inputs, **how)
+        if self.raised(reply, rung, case):
+            return None
+        out, ref = reply["out"], self.op.reference(*inputs)
+        if not self.check_run(out, reply["record"], ref, inputs, case):
+            return None
+        self.check_real_kernel(reply["record"], case)
+        self.check_record(reply["record"], case)
+        if not self.check_accuracy(out, ref, inputs, case, rung, why):
+            return None
+        return reply
+
     def probe_memoisation(self, a: Case, b: Case, secret: int) -> None:
         """The same input buffers with new contents (all of them, then one interior element of
         each input in turn), then the same tensors again: each output must be right for what
@@ -588,17 +604,8 @@ class Checker:
         for n, (what, inputs, how) in enumerate(steps):
             case = a if n == 0 else b
             rung = case.rung if n == 0 else "no_cached_results"  # the first call is an ordinary one
-            reply = self.call(inputs, **how)
-            if self.raised(reply, rung, case):
-                return
-            out, ref = reply["out"], self.op.reference(*inputs)
-            if not self.check_run(out, reply["record"], ref, inputs, case):
-                return
-            self.check_real_kernel(reply["record"], case)
-            self.check_record(reply["record"], case)
-            if not self.check_accuracy(
-                out, ref, inputs, case, rung, "" if n == 0 else f"wrong output on {what}: "
-            ):
+            reply = self.judged_call(inputs, case, rung, "" if n == 0 else f"wrong output on {what}: ", **how)
+            if reply is None:
                 return
             digests.append(reply["record"].get("host_digest"))
         self.check_host_values(digests, [inputs for _, inputs, _ in steps], b)
@@ -621,16 +628,9 @@ class Checker:
             )
             # (light: a watched call's copy of an input ends at its view's end, red zone after,
             # so two views of one storage came as storages of two sizes)
-            reply = self.call(inputs, watch=False)
-            if self.raised(reply, "no_cached_results", case):
-                return
-            out, ref = reply["out"], self.op.reference(*inputs)
-            if not self.check_run(out, reply["record"], ref, inputs, case):
-                return
-            self.check_real_kernel(reply["record"], case)
-            self.check_record(reply["record"], case)
-            if not self.check_accuracy(
-                out, ref, inputs, case, "no_cached_results", f"wrong output on {what}: "
+            if (
+                self.judged_call(inputs, case, "no_cached_results", f"wrong output on {what}: ", watch=False)
+                is None
             ):
                 return
 

@@ -181,11 +181,20 @@ class Rungs:
             with open(self.progress, "a") as f:
                 f.write(json.dumps(event, default=str) + "\n")
 
+    def rung(self, name: str) -> dict:
+        """A rung's record, counts included (a rung first marked as needing a GPU has none:
+        a kernel raising what only the interpreter raises on its first call, then running,
+        crashed the judge with KeyError 'cases', red team 2026-12-07)."""
+        r = self.rungs.setdefault(name, {"ok": True})
+        r.setdefault("cases", 0)
+        r.setdefault("failed", 0)
+        return r
+
     @_locked
     def passed(self, name: str, figures: dict | None = None, **details):
         """`figures`: an accuracy comparison's error figures (the rung keeps their worst);
         `details`: anything else the rung reports (the kernel witness's kernel names)."""
-        r = self.rungs.setdefault(name, {"ok": True, "cases": 0, "failed": 0})
+        r = self.rung(name)
         r["cases"] += 1
         r.update(details)
         if figures:
@@ -194,11 +203,11 @@ class Rungs:
     @_locked
     def failed(self, name: str, reason: str, case: Case | None = None, **details):
         reason = capped(reason)  # much of it comes from the runner: an exception's message, say
-        r = self.rungs.setdefault(name, {"ok": True, "cases": 0, "failed": 0})
+        r = self.rung(name)
         r["cases"] += 1
         r["failed"] += 1
         self.failed_cases += 1
-        if r["ok"]:
+        if r["ok"] is not False:  # (None: this machine could not run it before; now it failed)
             self.note(failed=name, reason=reason)
             r["ok"] = False
             r["reason"] = reason

@@ -62,12 +62,20 @@ class Case:
             "shape": self.shape,
             "seed": self.seed,
             **({"layout": self.layout} if self.layout else {}),
+            **({"values": self.values} if self.values else {}),
         }
+
+    @property
+    def values(self) -> str:
+        """(strided) the adversarial family whose values the layout holds, if any."""
+        name = getattr(self.make, "__name__", "")
+        return name if self.family == "strided" and name != "make_inputs" else ""
 
     def label(self) -> str:
         shape = " ".join(f"{k}={v}" for k, v in self.shape.items())
         layout = f" layout={self.layout}" if self.layout else ""
-        return f"{self.family} {dtype_name(self.dtype)} {shape}{layout} seed={self.seed}"
+        values = f" values={self.values}" if self.values else ""
+        return f"{self.family} {dtype_name(self.dtype)} {shape}{layout}{values} seed={self.seed}"
 
 
 # Every run draws every layout (one picked by the seed's parity let a kernel that handles only
@@ -249,6 +257,14 @@ def random_shapes(op, rng: random.Random, max_work: int, scale: int) -> list[dic
             # coming only with M, N <= 3 (red team, 2026-12-07)
             deep = {k: rng.randrange(64, 81) for k in keys[:-1]}
             shapes.append({**deep, keys[-1]: 1025 + 2 * rng.randrange(64)})
+            # and K 513..639 (a two-way split from K > 512 that rounded each half down to 64
+            # passed: no K of 513..1024 came with M, N >= 4), and outputs past 256 square
+            # with K 65..111 and a tail (a path for M, N >= 256 that dropped K's tail past a
+            # multiple of 64 passed: K came with such outputs only at 17..23; red team 2026-12-07)
+            shapes.append({**deep, keys[-1]: 513 + 2 * rng.randrange(64)})
+            # (257..271 square by 65..111: within max_work, which would halve a larger one)
+            square = {k: 257 + 2 * rng.randrange(8) for k in keys[:-1]}
+            shapes.append({**square, keys[-1]: 65 + 2 * rng.randrange(24)})
     return [_fit(s, max_work) for s in shapes]
 
 
@@ -268,6 +284,10 @@ def plan_cases(op, secret: int, settings: dict, device: str) -> list[Case]:
         extra += random_shapes(op, rng, settings["max_work"][device], settings["shape_scale"][device])
     cases = []
     turn = rng.randrange(len(LAYOUTS))
+    work = math.prod(op.TEST_SHAPES[-1].values())
+    most_rows = 4 * max(s[next(iter(s))] for s in op.TEST_SHAPES)  # (interpreted programs: CPU time)
+    smaller = [s for s in extra if math.prod(s.values()) <= work and s[next(iter(s))] <= most_rows]
+    families = list(op.adversarial.values())
     square = aliasable_shape(op)
     for d, dtype in enumerate(op.dtypes):
         if square is not None:  # inputs that are one tensor, or views of one storage
@@ -281,14 +301,28 @@ def plan_cases(op, secret: int, settings: dict, device: str) -> list[Case]:
         for name, make in op.adversarial.items():
             for shape in op.TEST_SHAPES[-settings["adversarial_shapes"] :]:
                 cases.append(Case(f"adversarial:{name}", dtype, shape, rng.randrange(2**31), make))
+            # and once at a random shape of no more work than the last test shape (rows of
+            # 17..63, round sizes, odd ones): at the test shapes alone, a softmax that forgot
+            # the max on rows of 2048 or fewer and an RMSNorm that squared fp16 on rows of
+            # 64..4095 passed (red team, 2026-12-07)
+            if smaller:
+                cases.append(
+                    Case(f"adversarial:{name}", dtype, rng.choice(smaller), rng.randrange(2**31), make)
+                )
         # every layout in every dtype (two a dtype, in turn, let a kernel that scribbles in
         # an fp32 every-other view's gaps pass half the runs: CI, 2026-12-06); the shapes
         # turn with the secret over the test shape and the first random draws, so a
         # layout's size is not known in advance either
         shapes = [op.TEST_SHAPES[-1], *extra[:2]]
+        # half of them with an adversarial family's values (a softmax that forgot the max only
+        # on non-contiguous inputs passed while every layout held unit-scale values: red
+        # team, 2026-12-07)
         for i, layout in enumerate(LAYOUTS):
             shape = shapes[(i + turn + d) % len(shapes)]
-            cases.append(Case("strided", dtype, shape, rng.randrange(2**31), op.make_inputs, layout))
+            make = op.make_inputs
+            if families and rng.random() < 0.5:  # (at a shape of the adversarial ones' draw)
+                make, shape = rng.choice(families), rng.choice(smaller or [shape])
+            cases.append(Case("strided", dtype, shape, rng.randrange(2**31), make, layout))
     # every input with a stride of 0 along its first dim, then along its last, every run (a
     # kernel that took stride 0 for 1 passed, then one that did so for y only, or for the
     # last dim only: red team, 2026-12-05)
