@@ -46,6 +46,7 @@ import functools
 import hashlib
 import json
 import os
+import random
 import secrets
 import tempfile
 import threading
@@ -78,6 +79,7 @@ MAX_FAILURES_PER_RUNG = 3
 PROTECTED = ("references", "kernels", "pipeline", "params.yaml", "dvc.yaml", "metrics/dvc.yaml")
 
 SECOND_RUNNER = 0x2B  # the second runner's secret: the first's, xor this
+BARE_CALL = 0xBA7E  # the bare call's inputs' seeds: drawn from the secret xor this
 
 DEFAULTS = {
     "trials": 2,
@@ -519,15 +521,20 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
     probes += [("unwritten_output", lambda c=c: checker.check_unwritten(c)) for c in odd[:1]]
     probes += [("fed_back", lambda c=c: checker.probe_fed_back(c)) for c in small[:1]]
     began = time.perf_counter()
-    # the bare call: the first dtype's second largest case, then one such case of each other
-    bare_cases = [Case("unobserved_call", c.dtype, c.shape, c.seed, c.make) for c in largest[1:2]]
+    # the bare call: the first dtype's second largest case, then one such case of each other,
+    # with values of its own: no runner has been handed them (a runner's cache outlives the
+    # check and the bare call can read it, so a kernel honest only on inputs a runner had
+    # logged would be honest there too; red team, 2026-12-07)
+    fresh = random.Random(secret ^ BARE_CALL)
+    bare_of = lambda c: Case("unobserved_call", c.dtype, c.shape, fresh.randrange(2**31), c.make)  # noqa: E731
+    bare_cases = [bare_of(c) for c in largest[1:2]]
     for dtype in dict.fromkeys(c.dtype for c in later):
         same = [
             c
             for c in later
             if c.dtype == dtype and c.family == "test_shapes" and c.shape == op.TEST_SHAPES[-1]
         ]
-        bare_cases += [Case("unobserved_call", c.dtype, c.shape, c.seed, c.make) for c in same[-1:]]
+        bare_cases += [bare_of(c) for c in same[-1:]]
     bare = [checker.start_unobserved(bare_cases, path)] if outside and bare_cases else []
     rungs.clock("unobserved_call", began)
     # judged once the probes are done, before the cases: its process started beside them and
