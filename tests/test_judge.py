@@ -66,6 +66,28 @@ def test_strided_inputs_hold_the_same_values_in_another_layout():
     assert columns.stride(1) == 0 and torch.equal(columns, columns[:, :1].expand(6, 5))
 
 
+def test_families_reach_random_shapes_and_layouts_and_matmul_draws_deep_square_outputs():
+    """Red team, 2026-12-07: families only at the last test shapes, unit-scale layouts, and
+    matmul's K of 513..1024 or outputs past 256 square with depth never drawn on a CPU let
+    five wrong kernels pass. Every check now draws each of them, whatever the secret."""
+    import math
+
+    softmax, matmul = load_op("softmax", REPO), load_op("matmul", REPO)
+    for secret in range(6):
+        cases = plan_cases(softmax, secret, DEFAULTS, "cpu")
+        elsewhere = [
+            c for c in cases if c.family.startswith("adversarial:") and c.shape not in softmax.TEST_SHAPES
+        ]
+        assert {c.family for c in elsewhere} == {f"adversarial:{n}" for n in softmax.adversarial}, secret
+        assert all(
+            math.prod(c.shape.values()) <= math.prod(softmax.TEST_SHAPES[-1].values()) for c in elsewhere
+        )
+        assert any(c.family == "strided" and c.values for c in cases), secret
+        shapes = [c.shape for c in plan_cases(matmul, secret, DEFAULTS, "cpu") if c.family == "random_shapes"]
+        assert any(513 <= s["K"] <= 1024 and min(s["M"], s["N"]) >= 64 for s in shapes), secret
+        assert any(min(s["M"], s["N"]) >= 257 and s["K"] % 64 for s in shapes), secret
+
+
 def test_workspace_hashes_see_content_and_touches(tmp_path):
     (tmp_path / "references").mkdir()
     ref = tmp_path / "references" / "op.py"
