@@ -67,9 +67,9 @@ class Case:
 
     @property
     def values(self) -> str:
-        """(strided) the adversarial family whose values the layout holds, if any."""
+        """(strided, bench_shape) the adversarial family whose values it holds, if any."""
         name = getattr(self.make, "__name__", "")
-        return name if self.family == "strided" and name != "make_inputs" else ""
+        return name if self.family in ("strided", "bench_shape") and name != "make_inputs" else ""
 
     def label(self) -> str:
         shape = " ".join(f"{k}={v}" for k, v in self.shape.items())
@@ -340,4 +340,10 @@ def plan_cases(op, secret: int, settings: dict, device: str) -> list[Case]:
     if device == "cuda" and op.BENCH_SHAPES:
         dtype = op.dtypes[-1]  # bf16 where the op has it: the dtype the bench stage times
         cases.append(Case("bench_shape", dtype, op.BENCH_SHAPES[-1], rng.randrange(2**31), op.make_inputs))
+        # and once with a family's values: no other case has both many rows and large values
+        # (a softmax that skipped the max for more than 256 rows of 65..4096 passed a CPU
+        # and would pass the unit-scale case here: 2026-12-07, untried on a GPU)
+        if families:
+            make = rng.choice(families)
+            cases.append(Case("bench_shape", dtype, op.BENCH_SHAPES[-1], rng.randrange(2**31), make))
     return cases
