@@ -33,7 +33,7 @@
 # git repository with one commit ("the tree as sent"), and there, most wanted first:
 #  -1. one `kpipe check` of the shipped Triton softmax, in full (logs/one-check.json): a canary
 #      that stops the run unless it is accepted (CANARY=0: go on regardless)
-#   0. the compile stages of every op side by side, and the test stages two ops at a time;
+#   0. the compile stages of every op side by side, and the test stages (judges in GPU slots);
 #      then the judge lane, while the compiles last (they need no GPU): the GPU-only cheats
 #      (tests/test_cheats_gpu.py), every cheat and correct fixture through
 #      tests/test_check.py, a correct softmax checked 20 times
@@ -116,8 +116,8 @@ step() { local name=$1; shift; local t0=$SECONDS
 
 # The stages' slow half runs first, side by side: every op's compile stage at once (they do
 # no GPU work; TileLang's 21 specializations of a softmax take ~130 s alone), and the test
-# stages two ops at a time (a softmax judge holds ~15 GB of the GPU; ten judges side by side
-# ran out of memory on 2026-12-03). `dvc repro` then keeps each candidate's compile result and
+# stages too, their judges in slots of the GPU's memory (a softmax judge holds ~15 GB of it;
+# ten side by side ran out of memory on 2026-12-03). `dvc repro` then keeps each candidate's compile result and
 # verdict made here for the same code on this machine (the stages' own reuse, as after a
 # one-file edit: "unchanged since the last run: kept"), judges again any "unverified", and
 # runs the rest. On 2026-12-03 the compile and test stages one after another took ~7.5 min.
@@ -137,14 +137,16 @@ first_compiles() {
   wait "${pids[@]}"
 }
 first_tests() {
-  local pair op
-  for pair in "softmax vector_add" "rmsnorm matmul"; do
-    for op in $pair; do
-      case " $ops " in *" $op "*) ;; *) continue ;; esac
-      (python -m pipeline.stages.test "$op" > "logs/test-$op.log" 2>&1; echo "exit $?" >> "logs/test-$op.log") &
-    done
-    wait
+  # every op's test stage at once: each judge takes one of the GPU's memory slots first
+  # (pipeline/core/lease.py: judge_slot, 16 GiB a judge), so they queue there, not in the
+  # GPU's memory (2026-12-07, an H100: six judges of two ops ran it out of memory and a
+  # correct softmax was rejected; the kernel witness runs one at a time anyway)
+  local op
+  for op in softmax vector_add rmsnorm matmul; do
+    case " $ops " in *" $op "*) ;; *) continue ;; esac
+    (python -m pipeline.stages.test "$op" > "logs/test-$op.log" 2>&1; echo "exit $?" >> "logs/test-$op.log") &
   done
+  wait
   touch logs/first-tests.finished
 }
 set_aside() {

@@ -143,6 +143,66 @@ def test_what_only_the_interpreter_raises_leaves_the_whole_check_unverified():
         assert judged(other)["verdict"] == "rejected", other
 
 
+def test_running_out_of_gpu_memory_in_a_call_is_no_verdict_and_a_real_failure_still_rejects():
+    """(GPU) A correct softmax was rejected on an H100 for "raised OutOfMemoryError" at its
+    bench-scale case while other judges held the GPU (2026-12-07). The judge cannot tell
+    whose memory filled the GPU: unverified, never accepted; any other failure still
+    rejects, and on a CPU the same raise is the kernel's own and rejects."""
+    from pipeline.check.checker import Checker
+
+    figures = {"max_abs_err": 0.0, "max_rel_err": 0.0, "rmse": 0.0, "psnr_db": 200.0, "cossim": 1.0}
+    case = Case("bench_shape", torch.bfloat16, {"M": 32768, "N": 4096}, 1, None)
+    oom = "OutOfMemoryError: CUDA out of memory. Tried to allocate 256.00 MiB."
+
+    def judged(device: str, *also_failed: str) -> dict:
+        rungs = Rungs()
+        rungs.passed("accuracy/bfloat16/test_shapes", figures)
+        Checker(None, None, device, rungs, 1, "k.py").raised(
+            {"raised": oom}, "accuracy/bfloat16/bench_shape", case
+        )
+        for rung in also_failed:
+            rungs.failed(rung, "wrong")
+        return verdict(rungs, device, 1, 0.0)
+
+    gpu = judged("cuda")
+    assert gpu["verdict"] == "unverified" and not gpu["correct"], gpu["reason"]
+    assert "ran out of memory" in gpu["reason"] and "bench_shape" in gpu["reason"], gpu["reason"]
+    assert judged("cuda", "accuracy/bfloat16/test_shapes")["verdict"] == "rejected"
+    assert judged("cpu")["verdict"] == "rejected"
+
+
+def test_judges_side_by_side_take_a_slot_each_of_the_gpus_memory(tmp_path):
+    """Two ops' test stages at once ran six judges on an H100 and its memory out (2026-12-07):
+    whatever process runs a judge, it holds one of memory // JUDGE_GPU_MIB slots, and a
+    judge past them waits (and says so) until one is let go."""
+    import threading
+
+    from pipeline.core.lease import JUDGE_GPU_MIB, judge_slot
+
+    said, got, release = [], [], threading.Event()
+
+    def judge():
+        with judge_slot(2 * JUDGE_GPU_MIB + 100, said.append, tmp_path, poll_s=0.05) as slot:
+            got.append(slot)
+            release.wait(10)
+
+    first = [threading.Thread(target=judge) for _ in range(2)]
+    for thread in first:
+        thread.start()
+    while len(got) < 2:
+        time.sleep(0.01)
+    third = threading.Thread(target=judge)
+    third.start()
+    time.sleep(0.3)
+    assert sorted(got) == [0, 1] and len(said) == 1 and "2 judges" in said[0]
+    release.set()
+    for thread in [*first, third]:
+        thread.join(10)
+    assert len(got) == 3 and got[2] in (0, 1)
+    with judge_slot(None) as slot:  # no GPU: no slot, no wait
+        assert slot is None
+
+
 def test_a_rung_that_could_not_run_here_once_still_counts_later_calls():
     """A kernel that raised what only the interpreter raises on one call and ran on the next
     crashed the judge (KeyError 'cases', red team 2026-12-07): the rung keeps its count, a

@@ -206,6 +206,9 @@ class Checker:
             said = NO_GPU_HERE.search(str(reply["raised"])).group(0)
             self.rungs.cannot_run_here(rung, f"the kernel asks for a GPU{where} ({said}): needs a GPU")
             return True
+        if self.device == "cuda" and str(reply["raised"]).startswith("OutOfMemoryError"):
+            self.rungs.out_of_memory(rung, f"{case.label() if case else rung}{where}", str(reply["raised"]))
+            return True
         self.rungs.failed(rung, f"raised {reply['raised']}{where}", case, traceback=frames)
         self.cuda_broken |= bool(reply.get("cuda"))  # an illegal address poisons the context
         return True

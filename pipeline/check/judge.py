@@ -48,6 +48,7 @@ import json
 import os
 import random
 import secrets
+import sys
 import tempfile
 import threading
 import time
@@ -242,6 +243,18 @@ class Rungs:
         self.interpreter_cannot = self.interpreter_cannot or why
 
     @_locked
+    def out_of_memory(self, name: str, where: str, message: str) -> None:
+        """(GPU) a call ran out of the GPU's memory. Judges side by side did that to a correct
+        softmax on an H100 (the test stages of two ops at once, 2026-12-07: "raised
+        OutOfMemoryError" at its bench-scale case, rejected). The judge cannot tell whose memory
+        filled the GPU, so it is no verdict either way: the check is "unverified", never
+        accepted, and the gate blocks it. A failure found in another case still rejects."""
+        if not self.disturbed:
+            self.disturbed = (f"{name}: the GPU ran out of memory in {where} ({capped(message, 300)}): no verdict; "
+                              "run it again when no other process holds the GPU's memory")  # fmt: skip
+            self.note(disturbed=name, reason=self.disturbed)
+
+    @_locked
     def absorb(self, other: Rungs) -> None:
         """Another lane's findings, entered as if found after this one's (run_lanes)."""
         for name, theirs in other.rungs.items():
@@ -267,6 +280,7 @@ class Rungs:
         self.progress_cases += other.progress_cases
         self.stopped = self.stopped or other.stopped
         self.interpreter_cannot = self.interpreter_cannot or other.interpreter_cannot
+        self.disturbed = self.disturbed or other.disturbed
 
     def finish(self) -> dict:
         from pipeline.check.accuracy import worst
@@ -744,6 +758,17 @@ def resolve_device(requested: str = "auto") -> str:
     return "cuda" if gpus() else "cpu"
 
 
+def gpu_memory_mib() -> int | None:
+    """The first GPU's memory in MiB, as nvidia-smi gives it ("81559 MiB"); None if unknown."""
+    from pipeline.measure.machine import gpus
+
+    found = gpus()
+    try:
+        return int(found[0]["memory"].split()[0]) if found else None
+    except (ValueError, IndexError):
+        return None
+
+
 def run_checks(op: str, path: Path, device: str, root: Path, secret: int, settings: dict,
                timeout_s: float) -> dict:  # fmt: skip
     """check_candidate in a judge process of its own; a judge that died is still a record.
@@ -751,11 +776,17 @@ def run_checks(op: str, path: Path, device: str, root: Path, secret: int, settin
     raised "out of memory" itself (on the H200, 2026-12-03, ten checks side by side ran the
     GPU out of memory): that is "unverified", no verdict either way, since a candidate that
     exhausts the machine on purpose gains nothing from it. A reference that breaks the
-    contract comes back as {"status": "usage", "reason"}."""
+    contract comes back as {"status": "usage", "reason"}. On a GPU the judge first takes a
+    slot of its memory (pipeline/core/lease.py: judge_slot), whoever else runs judges there."""
     from pipeline.check.isolate import run_isolated
+    from pipeline.core.lease import judge_slot
+
+    def say(msg: str) -> None:
+        print(f"{path.name}: {msg}", file=sys.stderr, flush=True)
 
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    with tempfile.NamedTemporaryFile(prefix="kpipe-progress-", suffix=".jsonl") as prog:
+    with judge_slot(gpu_memory_mib() if device == "cuda" else None, say), \
+            tempfile.NamedTemporaryFile(prefix="kpipe-progress-", suffix=".jsonl") as prog:  # fmt: skip
         res = run_isolated("pipeline.check.judge:check_candidate",
                            dict(op=op, path=str(path), device=device, root=str(root), secret=secret,
                                 settings=settings, progress=prog.name, timeout_s=timeout_s),

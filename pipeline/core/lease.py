@@ -1,7 +1,10 @@
-"""An exclusive lease on one GPU: two timings or profiles never share a GPU.
+"""An exclusive lease on one GPU: two timings or profiles never share a GPU; and a judge's
+share of its memory: judges side by side never hold more of it than it has.
 
     with gpu_lease(say) as lease:      # blocks (and says so) while another process holds it
         ...                            # lease.index, lease.uuid: the GPU this process uses
+    with judge_slot(total_mib, say):   # blocks while every judge's slot of the GPU is held
+        ...
 
 The lease is an flock on a file per GPU (~/.cache/kpipe/gpu-<uuid or index>.lock), held by
 the process: the kernel lets go of it when the process ends, crash or not, so a dead holder
@@ -70,3 +73,46 @@ def gpu_lease(say=None, folder: Path | None = None):
             yield Lease(index, uuid, round(time.monotonic() - start, 2))
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+# A judge's GPU memory (its own process, the runner's and the bare call's) at its
+# bench-scale case: ~15 GB for a softmax (H200, 2026-12-03). Six judges side by side, two
+# ops' test stages at once, ran an H100's 80 GB out (2026-12-07).
+JUDGE_GPU_MIB = 16384
+
+
+def _first_visible() -> str:
+    """The first GPU CUDA_VISIBLE_DEVICES names (an index or a UUID), as the slots' name."""
+    return (os.environ.get("CUDA_VISIBLE_DEVICES") or "0").split(",")[0].strip() or "0"
+
+
+@contextlib.contextmanager
+def judge_slot(total_mib: int | None, say=None, folder: Path | None = None, poll_s: float = 2.0):
+    """One of total_mib // JUDGE_GPU_MIB slots (at least one) of the first visible GPU, held
+    for a judge's run, whatever process runs it (every test stage, `kpipe check`, a lane of
+    checks): an flock on a file per slot, let go when the holder ends. total_mib None (no
+    GPU, or no nvidia-smi to say how much): no slot is taken. Yields the slot's number."""
+    if not total_mib:
+        yield None
+        return
+    folder = folder or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kpipe"
+    folder.mkdir(parents=True, exist_ok=True)
+    slots = max(1, total_mib // JUDGE_GPU_MIB)
+    said = False
+    while True:
+        for slot in range(slots):
+            handle = open(folder / f"gpu-{_first_visible()}.judge-{slot}.lock", "a+")
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                handle.close()
+                continue
+            try:
+                yield slot
+            finally:
+                handle.close()  # the lock goes with it
+            return
+        if say and not said:
+            say(f"waiting for a judge's share of the GPU's memory ({slots} judges side by side at most)")
+            said = True
+        time.sleep(poll_s)
