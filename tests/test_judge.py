@@ -201,6 +201,9 @@ def test_judges_side_by_side_take_a_slot_each_of_the_gpus_memory(tmp_path):
     assert len(got) == 3 and got[2] in (0, 1)
     with judge_slot(None) as slot:  # no GPU: no slot, no wait
         assert slot is None
+    (tmp_path / "not-a-folder").write_text("")
+    with judge_slot(JUDGE_GPU_MIB, folder=tmp_path / "not-a-folder") as slot:  # no lock to make: go on
+        assert slot is None
 
 
 def test_a_rung_that_could_not_run_here_once_still_counts_later_calls():

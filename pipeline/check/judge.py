@@ -251,7 +251,8 @@ class Rungs:
         accepted, and the gate blocks it. A failure found in another case still rejects."""
         if not self.disturbed:
             self.disturbed = (f"{name}: the GPU ran out of memory in {where} ({capped(message, 300)}): no verdict; "
-                              "run it again when no other process holds the GPU's memory")  # fmt: skip
+                              "run it again when no other process holds the GPU's memory (if none did, the "
+                              "kernel's own allocations are too large for this GPU)")  # fmt: skip
             self.note(disturbed=name, reason=self.disturbed)
 
     @_locked

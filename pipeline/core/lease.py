@@ -86,6 +86,18 @@ def _first_visible() -> str:
     return (os.environ.get("CUDA_VISIBLE_DEVICES") or "0").split(",")[0].strip() or "0"
 
 
+def _free_slot(folder: Path, slots: int):
+    """(slot, open locked file) for the first slot nobody holds; (None, None) if all are held."""
+    for slot in range(slots):
+        handle = open(folder / f"gpu-{_first_visible()}.judge-{slot}.lock", "a+")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return slot, handle
+        except BlockingIOError:
+            handle.close()
+    return None, None
+
+
 @contextlib.contextmanager
 def judge_slot(total_mib: int | None, say=None, folder: Path | None = None, poll_s: float = 2.0):
     """One of total_mib // JUDGE_GPU_MIB slots (at least one) of the first visible GPU, held
@@ -96,23 +108,21 @@ def judge_slot(total_mib: int | None, say=None, folder: Path | None = None, poll
         yield None
         return
     folder = folder or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kpipe"
-    folder.mkdir(parents=True, exist_ok=True)
-    slots = max(1, total_mib // JUDGE_GPU_MIB)
-    said = False
+    slots, said = max(1, total_mib // JUDGE_GPU_MIB), False
     while True:
-        for slot in range(slots):
-            handle = open(folder / f"gpu-{_first_visible()}.judge-{slot}.lock", "a+")
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                handle.close()
-                continue
-            try:
-                yield slot
-            finally:
-                handle.close()  # the lock goes with it
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            slot, handle = _free_slot(folder, slots)
+        except OSError:  # a lock nobody can make or take here: no slot, no waiting (as ncu's)
+            yield None
             return
+        if handle is not None:
+            break
         if say and not said:
             say(f"waiting for a judge's share of the GPU's memory ({slots} judges side by side at most)")
             said = True
         time.sleep(poll_s)
+    try:
+        yield slot
+    finally:
+        handle.close()  # the lock goes with it
