@@ -2,6 +2,7 @@
 strided inputs, the workspace hashes, and the verdict record."""
 
 import os
+import random
 import subprocess
 import sys
 import textwrap
@@ -13,7 +14,7 @@ import torch
 
 from pipeline.check.accuracy import compare
 from pipeline.check.judge import DEFAULTS, Rungs, verdict, workspace_hashes
-from pipeline.check.plan import Case, non_contiguous, plan_cases
+from pipeline.check.plan import Case, non_contiguous, plan_cases, row_edges
 from pipeline.core.problem import load_op
 from tests.conftest import REPO
 
@@ -75,6 +76,9 @@ def test_families_reach_random_shapes_and_layouts_and_matmul_draws_deep_square_o
     softmax, matmul = load_op("softmax", REPO), load_op("matmul", REPO)
     for secret in range(6):
         cases = plan_cases(softmax, secret, DEFAULTS, "cpu")
+        cases = cases[
+            : len(cases) - len(row_edges(softmax, random.Random(0), [torch.float32, torch.float16]))
+        ]
         elsewhere = [
             c for c in cases if c.family.startswith("adversarial:") and c.shape not in softmax.TEST_SHAPES
         ]
@@ -86,6 +90,28 @@ def test_families_reach_random_shapes_and_layouts_and_matmul_draws_deep_square_o
         shapes = [c.shape for c in plan_cases(matmul, secret, DEFAULTS, "cpu") if c.family == "random_shapes"]
         assert any(513 <= s["K"] <= 1024 and min(s["M"], s["N"]) >= 64 for s in shapes), secret
         assert any(min(s["M"], s["N"]) >= 257 and s["K"] % 64 for s in shapes), secret
+
+
+def test_row_ops_draw_every_family_at_short_and_vocabulary_rows_and_many_wide_rows():
+    """Red team, 2026-12-07 (nineteenth session): families never met rows under 64 or past
+    20000, and no shape had both 512+ rows and rows of 64+: four wrong row-op kernels passed.
+    The edges come last in the plan, so every case before them is the same as without them."""
+    from pipeline.check.plan import ROW_EDGES
+
+    for name in ("softmax", "rmsnorm"):
+        op = load_op(name, REPO)
+        for secret in range(4):
+            cases = plan_cases(op, secret, DEFAULTS, "cpu")
+            edges = row_edges(op, random.Random(secret ^ ROW_EDGES), [torch.float32, torch.float16])
+            assert cases[len(cases) - len(edges) :] == edges
+            rows, row = list(op.TEST_SHAPES[-1])
+            for dtype in (torch.float32, torch.float16):
+                mine = [c for c in edges if c.dtype == dtype]
+                for family in op.adversarial:
+                    lengths = [c.shape[row] for c in mine if c.family == f"adversarial:{family}"]
+                    assert any(n < 64 for n in lengths) and any(n > 32768 for n in lengths), (name, family)
+                assert any(c.shape[rows] > 512 and c.shape[row] >= 64 and c.shape[rows] % 8 for c in mine)
+    assert row_edges(load_op("matmul", REPO), random.Random(0), [torch.float32]) == []
 
 
 def test_workspace_hashes_see_content_and_touches(tmp_path):

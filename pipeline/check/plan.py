@@ -346,4 +346,36 @@ def plan_cases(op, secret: int, settings: dict, device: str) -> list[Case]:
         if families:
             make = rng.choice(families)
             cases.append(Case("bench_shape", dtype, op.BENCH_SHAPES[-1], rng.randrange(2**31), make))
+    return cases + row_edges(op, random.Random(secret ^ ROW_EDGES), runnable)
+
+
+ROW_EDGES = 0xED6E  # the edges' draws come from the secret xor this: every case above is kept
+
+
+def row_edges(op, rng: random.Random, dtypes: list) -> list[Case]:
+    """(Row ops) every adversarial family in every dtype at a short row (1..63) and at a
+    row past two 16384-wide tiles (32769..65535, 1..3 rows), and many rows of 65..255
+    (513..1039 rows, never a multiple of 8), unit-scale and with a family's values. Every
+    family ran at rows of 64..20000 only and the many rows were 63 long or shorter: a
+    softmax without the max on rows under 64, an RMSNorm with eps outside the root on
+    rows of 8..63, a softmax that shifted rows past 32768 by its first tile's max, and an
+    RMSNorm that left the last M % 8 rows unwritten from 512 rows of 64 or more passed
+    a CPU at seeds 11 and 5 (red team, 2026-12-07). Last in the plan, from a draw of their
+    own, so the cases before them are the same as without them."""
+    keys = list(op.TEST_SHAPES[-1])
+    families = list(op.adversarial.items())
+    if len(keys) != 2 or not families:
+        return []
+    rows, row = keys
+    cases = []
+    for dtype in dtypes:
+        short = {rows: rng.randrange(2, 41), row: 2 * rng.randrange(32) + 1}
+        long = {rows: rng.randrange(1, 4), row: 32769 + 2 * rng.randrange(16384)}
+        for name, make in families:
+            for shape in (short, long):
+                cases.append(Case(f"adversarial:{name}", dtype, shape, rng.randrange(2**31), make))
+        many = {rows: 256 * rng.randrange(2, 4) + 1 + 2 * rng.randrange(8), row: 65 + 2 * rng.randrange(96)}
+        cases.append(Case("random_shapes", dtype, many, rng.randrange(2**31), op.make_inputs))
+        name, make = rng.choice(families)
+        cases.append(Case(f"adversarial:{name}", dtype, many, rng.randrange(2**31), make))
     return cases
