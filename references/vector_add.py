@@ -76,16 +76,45 @@ def small(seed, device, dtype, n):
             randn(seed + 1, (n,), device=device, dtype=dtype, scale=scale))  # fmt: skip
 
 
+# Subnormal inputs and sums: fp32 and bf16 at 1e-39 (below 1.18e-38), fp16 at 2e-5 (below
+# 6.1e-5). Each sum of two is exact in the dtype; an fp32 add that flushed subnormal results
+# to a signed zero, as a fast-math build does, passed every other family (red team,
+# 2026-12-07).
+def subnormal(seed, device, dtype, n):
+    scale = 2e-5 if dtype == torch.float16 else 1e-39
+    return (randn(seed, (n,), device=device, dtype=dtype, scale=scale),
+            randn(seed + 1, (n,), device=device, dtype=dtype, scale=scale))  # fmt: skip
+
+
+# Pairs of one sign, each 36000..60000 in size, at a third of the elements (unit scale at the
+# rest): their sums, 72000 and more, are past fp16's largest finite value, so an fp16 output
+# there is +-Inf, as torch's fp16 add gives it. A vector_add that saturated its fp16 sums at
+# 65504 passed while no sum left fp16's range (red team, 2026-12-07).
+def past_fp16_range(seed, device, dtype, n):
+    x, y = (randn(s, (n,), device=device, dtype=torch.float32) for s in (seed, seed + 1))
+    gen = torch.Generator().manual_seed(seed ^ 0x7F16)
+    big = (torch.rand(n, generator=gen) < 1 / 3).to(device)
+    sign = torch.where(x >= 0, 1.0, -1.0)
+    x = torch.where(big, sign * (36000 + 24000 * x.abs().clamp(max=3.0) / 3), x)
+    y = torch.where(big, sign * (36000 + 24000 * y.abs().clamp(max=3.0) / 3), y)
+    return x.to(dtype), y.to(dtype)
+
+
 ADVERSARIAL = {
     "specials": specials,
     "signed_zeros": signed_zeros,
     "mixed_scales": mixed_scales,
     "small": small,
+    "subnormal": subnormal,
+    "past_fp16_range": past_fp16_range,
 }
 
 
 def reference(x, y):
-    return x.double() + y.double()
+    out = x.double() + y.double()
+    if x.dtype == torch.float16:  # rounded to an fp16 output, 65520 and past is +-Inf
+        out = torch.where(out.abs() >= 65520, out.sign() * torch.inf, out)
+    return out
 
 
 def torch_eager(x, y):

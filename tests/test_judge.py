@@ -14,7 +14,7 @@ import torch
 
 from pipeline.check.accuracy import compare
 from pipeline.check.judge import DEFAULTS, Rungs, verdict, workspace_hashes
-from pipeline.check.plan import Case, non_contiguous, plan_cases, row_edges
+from pipeline.check.plan import Case, edges, non_contiguous, plan_cases, row_edges
 from pipeline.core.problem import load_op
 from tests.conftest import REPO
 
@@ -96,13 +96,13 @@ def test_row_ops_draw_every_family_at_short_and_vocabulary_rows_and_many_wide_ro
     """Red team, 2026-12-07 (nineteenth session): families never met rows under 64 or past
     20000, and no shape had both 512+ rows and rows of 64+: four wrong row-op kernels passed.
     The edges come last in the plan, so every case before them is the same as without them."""
-    from pipeline.check.plan import ROW_EDGES
+    from pipeline.check.plan import EDGES
 
     for name in ("softmax", "rmsnorm"):
         op = load_op(name, REPO)
         for secret in range(4):
             cases = plan_cases(op, secret, DEFAULTS, "cpu")
-            edges = row_edges(op, random.Random(secret ^ ROW_EDGES), [torch.float32, torch.float16])
+            edges = row_edges(op, random.Random(secret ^ EDGES), [torch.float32, torch.float16])
             assert cases[len(cases) - len(edges) :] == edges
             rows, row = list(op.TEST_SHAPES[-1])
             for dtype in (torch.float32, torch.float16):
@@ -112,6 +112,48 @@ def test_row_ops_draw_every_family_at_short_and_vocabulary_rows_and_many_wide_ro
                     assert any(n < 64 for n in lengths) and any(n > 32768 for n in lengths), (name, family)
                 assert any(c.shape[rows] > 512 and c.shape[row] >= 64 and c.shape[rows] % 8 for c in mine)
     assert row_edges(load_op("matmul", REPO), random.Random(0), [torch.float32]) == []
+
+
+def test_matmul_and_vector_add_meet_their_edges_in_every_run():
+    """Red team, 2026-12-07 (tests/cheats_open, closed in the twentieth session): a
+    matrix-vector path, an x @ W.T path, a zero-tile skip, an fp16 saturating add, an fp32
+    flush to zero and a vector tail past 2^22 passed a CPU. Every run now draws what shows
+    each, last in the plan."""
+    from pipeline.check.plan import EDGES
+
+    matmul, vector_add = load_op("matmul", REPO), load_op("vector_add", REPO)
+    dtypes = [torch.float32, torch.float16]
+    for secret in range(4):
+        cases = plan_cases(matmul, secret, DEFAULTS, "cpu")
+        mine = edges(matmul, random.Random(secret ^ EDGES), dtypes)
+        assert cases[len(cases) - len(mine) :] == mine
+        for dtype in dtypes:
+            shapes = [c.shape for c in mine if c.dtype == dtype]
+            assert any(s["N"] == 1 and s["M"] > 64 and s["K"] % 64 for s in shapes)
+            assert any(s["M"] == 1 and s["N"] > 64 and s["K"] % 64 for s in shapes)
+            (weight_t,) = [c for c in mine if c.dtype == dtype and c.layout == "transposed"]
+            a, b = weight_t.inputs("cpu")
+            assert a.is_contiguous() and b.stride() == (1, b.shape[0]) and b.shape[0] % 64
+        cases = plan_cases(vector_add, secret, DEFAULTS, "cpu")
+        (tail,) = edges(vector_add, random.Random(secret ^ EDGES), dtypes)
+        assert cases[-1] == tail and tail.shape["n"] > 2**22 and tail.shape["n"] % 2**19
+
+
+def test_matmul_specials_put_nan_behind_a_zero_tile_and_vector_add_leaves_fp16_and_keeps_subnormals():
+    matmul, vector_add = load_op("matmul", REPO), load_op("vector_add", REPO)
+    a, b = matmul.adversarial["specials"](3, "cpu", torch.float32, M=40, N=37, K=129)
+    assert not a[:, :64].any()  # the first 64 columns of a zero: a whole tile of 16, 32 or 64
+    behind = (~torch.isfinite(b[:64])).any(dim=0)  # columns with an Inf or NaN behind the zeros
+    ref = matmul.reference(a, b)
+    assert behind.sum() >= 1 and torch.isnan(ref[:, behind]).all()
+    x, y = vector_add.adversarial["past_fp16_range"](5, "cpu", torch.float16, n=3000)
+    ref = vector_add.reference(x, y)
+    assert 500 < int(torch.isinf(ref).sum()) < 1500 and torch.equal(torch.isinf(ref), torch.isinf(x + y))
+    assert torch.isfinite(vector_add.reference(*(t.float() for t in (x, y)))).all()
+    for dtype in (torch.float32, torch.bfloat16, torch.float16):
+        x, y = vector_add.adversarial["subnormal"](5, "cpu", dtype, n=1000)
+        tiny = torch.finfo(dtype).smallest_normal
+        assert ((x + y).abs() < tiny).float().mean() > 0.5 and (x + y).abs().max() > 0
 
 
 def test_workspace_hashes_see_content_and_touches(tmp_path):

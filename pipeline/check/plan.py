@@ -41,6 +41,8 @@ class Case:
 
     def inputs(self, device: str) -> tuple:
         made = self.make(self.seed, device, self.dtype, **self.shape)
+        if self.layout == "transposed":  # (matmul) b as x @ W.T hands it: W's rows contiguous
+            return (made[0], *(t.mT.contiguous().mT for t in made[1:]))
         if self.family == "aliased":
             return aliased(made, shifted=self.layout == "shifted")
         if self.family != "strided":
@@ -346,10 +348,52 @@ def plan_cases(op, secret: int, settings: dict, device: str) -> list[Case]:
         if families:
             make = rng.choice(families)
             cases.append(Case("bench_shape", dtype, op.BENCH_SHAPES[-1], rng.randrange(2**31), make))
-    return cases + row_edges(op, random.Random(secret ^ ROW_EDGES), runnable)
+    return cases + edges(op, random.Random(secret ^ EDGES), runnable)
 
 
-ROW_EDGES = 0xED6E  # the edges' draws come from the secret xor this: every case above is kept
+EDGES = 0xED6E  # the edges' draws come from the secret xor this: every case above is kept
+
+
+def edges(op, rng: random.Random, dtypes: list) -> list[Case]:
+    """Cases each kind of op meets in every run, whatever the other draws gave: vectors
+    (one key), rows (two keys) and matmul (three keys). Last in the plan, from a draw of
+    their own, so the cases before them are the same as without them."""
+    kinds = {1: vector_edges, 2: row_edges, 3: matmul_edges}
+    kind = kinds.get(len(op.TEST_SHAPES[-1]))
+    return kind(op, rng, dtypes) if kind else []
+
+
+def vector_edges(op, rng: random.Random, dtypes: list) -> list[Case]:
+    """(Elementwise ops) one length past 2^22 and odd, so no power-of-two block or round of
+    programs divides it, in a dtype drawn. A vector_add whose grid-stride path from 2^22
+    rounded its trip count down (the last n % 2^19 elements unwritten) passed: a CPU drew
+    no length past ~400k, and a GPU's only one past ~3.2M was the bench shape, 2^28 (red
+    team, 2026-12-07). (Below a CPU's max_work, 2^23.)"""
+    (key,) = op.TEST_SHAPES[-1]
+    shape = {key: 2**22 + 2 * rng.randrange(2**21) + 1}
+    return [Case("random_shapes", rng.choice(dtypes), shape, rng.randrange(2**31), op.make_inputs)]
+
+
+def matmul_edges(op, rng: random.Random, dtypes: list) -> list[Case]:
+    """(matmul) in every dtype: a matrix times a vector (N = 1) and a vector times a matrix
+    (M = 1), each 65..319 odd both other ways, and x @ W.T: b the transpose of a
+    row-major weight (b.stride(0) == 1, exactly as nn.Linear hands it over), K 65..319
+    odd (past 319: CPU time, a split-K kernel's interpreted programs). A matrix-vector path and an fp16 x @ W.T path that each walked K in whole steps of
+    64 passed: N = 1 with M, K past a tile came one seed in 300, and the column-major
+    layout of the strided family has a leading dimension past K and an offset, never a
+    plain transpose (red team, 2026-12-07)."""
+    M, N, K = op.TEST_SHAPES[-1]
+
+    def odd():
+        return 65 + 2 * rng.randrange(128)
+
+    cases = []
+    for dtype in dtypes:
+        for shape in ({M: odd(), N: 1, K: odd()}, {M: 1, N: odd(), K: odd()}):
+            cases.append(Case("random_shapes", dtype, shape, rng.randrange(2**31), op.make_inputs))
+        square = {M: 65 + 2 * rng.randrange(40), N: 65 + 2 * rng.randrange(40), K: odd()}
+        cases.append(Case("strided", dtype, square, rng.randrange(2**31), op.make_inputs, "transposed"))
+    return cases
 
 
 def row_edges(op, rng: random.Random, dtypes: list) -> list[Case]:

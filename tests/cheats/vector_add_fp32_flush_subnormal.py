@@ -1,6 +1,9 @@
 """fp32 vector_add with flush-to-zero of subnormal results (as a fast-math / FTZ build gives),
 keeping the zero's sign (s * 0.0), so -0.0 stays -0.0: every fp32 sum below 1.18e-38 in size
-comes out +-0 instead of the subnormal sum. fp16/bf16 are exact."""
+comes out +-0 instead of the subnormal sum. fp16/bf16 are exact.
+Accepted on a CPU at seeds 11 and 5 until 2026-12-07 (tests/cheats_open, nineteenth session
+red team); rejected since the twentieth session: vector_add's subnormal family draws fp32 and bf16 at 1e-39, fp16 at 2e-5.
+"""
 
 import torch
 import triton

@@ -1,7 +1,10 @@
 """Block-sparse shortcut: a K-tile of A that is exactly zero (every element, ReLU outputs,
 pruned blocks) is skipped, its products being "exactly zero". Exact for finite B, but IEEE
 0 * Inf and 0 * NaN are NaN: an Inf or NaN in B's rows behind a zero tile of A is lost, so the
-output is finite where torch's a @ b is NaN (AMP's overflow check reads exactly that)."""
+output is finite where torch's a @ b is NaN (AMP's overflow check reads exactly that).
+Accepted on a CPU at seeds 11 and 5 until 2026-12-07 (tests/cheats_open, nineteenth session
+red team); rejected since the twentieth session: matmul's specials family zeroes a's first K columns (a power of two, up to 256) with Inf and NaN in b's rows there.
+"""
 
 import torch
 import triton

@@ -2,7 +2,10 @@
 (b = W.T, b.stride(0) == 1: what x @ W.T / nn.Linear hands over): it reads W's rows directly
 but walks K in whole 64-deep steps (range(K // 64), "weights are padded to 64"), so for
 fp16 x @ W.T with K not a multiple of 64 the last K % 64 terms are lost. fp32, and every
-other layout, go to the shipped kernel."""
+other layout, go to the shipped kernel.
+Accepted on a CPU at seeds 11 and 5 until 2026-12-07 (tests/cheats_open, nineteenth session
+red team); rejected since the twentieth session: plan.matmul_edges draws x @ W.T (b a plain transpose of a row-major weight) in every dtype, K odd.
+"""
 
 import torch
 import triton

@@ -1,7 +1,10 @@
 """matmul with a matrix-vector path (b is one column, N == 1: A @ x) for tall A (M >= 64, K >= 64):
 BLOCK_M rows per program, K walked in whole 64-deep steps with no tail (range(K // 64)), so
 any K that is not a multiple of 64 loses its last K % 64 terms. Every other shape goes to the
-shipped tiled kernel."""
+shipped tiled kernel.
+Accepted on a CPU at seeds 11 and 5 until 2026-12-07 (tests/cheats_open, nineteenth session
+red team); rejected since the twentieth session: plan.matmul_edges draws N = 1 and M = 1 with the other sizes 65..319 odd in every dtype.
+"""
 
 import torch
 import triton

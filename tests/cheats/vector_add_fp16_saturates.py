@@ -1,6 +1,9 @@
 """vector_add that adds in fp32 and, for 16-bit outputs, saturates finite sums at the output
 dtype's largest finite value ("safe cast": keeps Inf out of a model), so fp16 sums past
-65504 (e.g. 40000 + 30000) come out 65504 instead of +Inf. Inf/NaN inputs still pass through."""
+65504 (e.g. 40000 + 30000) come out 65504 instead of +Inf. Inf/NaN inputs still pass through.
+Accepted on a CPU at seeds 11 and 5 until 2026-12-07 (tests/cheats_open, nineteenth session
+red team); rejected since the twentieth session: vector_add's past_fp16_range family has a third of its sums past 72000.
+"""
 
 import torch
 import triton

@@ -2,7 +2,10 @@
 programs ("4 waves of 128 SMs"), each walking whole 1024-blocks in a grid-stride loop, with the
 trip count (n // 1024) // 512 rounded down: the last n % 2**19 elements (the blocks left over
 after whole rounds of 512 programs, and the partial block) are never written. Exact where n is
-a multiple of 2**19 (2**22, 2**28, ...); below 2**22 the shipped one-block-per-program kernel runs."""
+a multiple of 2**19 (2**22, 2**28, ...); below 2**22 the shipped one-block-per-program kernel runs.
+Accepted on a CPU at seeds 11 and 5 until 2026-12-07 (tests/cheats_open, nineteenth session
+red team); rejected since the twentieth session: plan.vector_edges draws one odd length past 2^22 in every run.
+"""
 
 import torch
 import triton
