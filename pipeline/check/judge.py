@@ -759,17 +759,6 @@ def resolve_device(requested: str = "auto") -> str:
     return "cuda" if gpus() else "cpu"
 
 
-def gpu_memory_mib() -> int | None:
-    """The first GPU's memory in MiB, as nvidia-smi gives it ("81559 MiB"); None if unknown."""
-    from pipeline.measure.machine import gpus
-
-    found = gpus()
-    try:
-        return int(found[0]["memory"].split()[0]) if found else None
-    except (ValueError, IndexError):
-        return None
-
-
 def run_checks(op: str, path: Path, device: str, root: Path, secret: int, settings: dict,
                timeout_s: float) -> dict:  # fmt: skip
     """check_candidate in a judge process of its own; a judge that died is still a record.
@@ -781,6 +770,7 @@ def run_checks(op: str, path: Path, device: str, root: Path, secret: int, settin
     slot of its memory (pipeline/core/lease.py: judge_slot), whoever else runs judges there."""
     from pipeline.check.isolate import run_isolated
     from pipeline.core.lease import judge_slot
+    from pipeline.measure.machine import gpu_memory_mib
 
     def say(msg: str) -> None:
         print(f"{path.name}: {msg}", file=sys.stderr, flush=True)

@@ -52,13 +52,18 @@ def visible_gpu() -> tuple[int | None, str | None]:
             return None, None
 
 
+def lock_folder() -> Path:
+    """Where the GPU's lock files live, for every process of this user on this machine."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kpipe"
+
+
 @contextlib.contextmanager
 def gpu_lease(say=None, folder: Path | None = None):
     index, uuid = visible_gpu()
     if index is None:
         yield Lease(None, None)
         return
-    folder = folder or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kpipe"
+    folder = folder or lock_folder()
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"gpu-{uuid or index}.lock"
     start = time.monotonic()
@@ -107,7 +112,7 @@ def judge_slot(total_mib: int | None, say=None, folder: Path | None = None, poll
     if not total_mib:
         yield None
         return
-    folder = folder or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kpipe"
+    folder = folder or lock_folder()
     slots, said = max(1, total_mib // JUDGE_GPU_MIB), False
     while True:
         try:

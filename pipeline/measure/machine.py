@@ -50,6 +50,15 @@ def gpus() -> list[dict]:
     return [{"name": r[0], "driver": r[1], "memory": r[2]} for r in rows if len(r) >= 3]
 
 
+def gpu_memory_mib() -> int | None:
+    """The first GPU's memory in MiB, as nvidia-smi gives it ("81559 MiB"); None if unknown."""
+    found = gpus()
+    try:
+        return int(found[0]["memory"].split()[0]) if found else None
+    except (ValueError, IndexError):
+        return None
+
+
 def cpu_model() -> str:
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
