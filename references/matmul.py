@@ -52,22 +52,30 @@ def large_magnitude(seed, device, dtype, M, N, K):
 # or +-Inf, whatever the order of the sum (Inf - Inf and NaN are NaN in any order), as the
 # fp64 reference computes it; a kernel that sanitises its loads (NaN to 0, Inf clamped)
 # gives finite values there (red team, 2026-12-05: no matmul input held one before).
-# And the first K columns of a zero, a power of two of them (up to 256, half of K), with an
-# Inf and a NaN in b's rows there: 0 * Inf and 0 * NaN are NaN, so those columns of the
-# output are NaN whole. A matmul that skipped K tiles of a that were all zero (exact for
-# finite b) gave finite values there (red team, 2026-12-07).
+# And the first K columns of a zero, a power of two of them (up to 256, a quarter of K),
+# with an Inf and a NaN in b's rows there, and the next as many rows of b zero with an Inf
+# and a NaN in a's columns there: 0 * Inf and 0 * NaN are NaN, so those columns (rows) of
+# the output are NaN whole. A matmul that skipped K tiles of a that were all zero (exact
+# for finite b) gave finite values there, and then one that skipped zero tiles of b (red
+# team, 2026-12-07, nineteenth and twentieth sessions).
 def specials(seed, device, dtype, M, N, K):
     a, b = make_inputs(seed, device, dtype, M, N, K)
     values, share = (float("nan"), float("inf"), float("-inf")), 0.25 / max(1, K)
     a = with_specials(a, seed, share=share, values=values)
     b = with_specials(b, seed + 1, share=share, values=values)
+    zeros = 1 << max(0, (K // 4).bit_length() - 1)
+    zeros = min(256, zeros)
+    gen = torch.Generator().manual_seed(seed ^ 0x0F1A)
     if K >= 2:
-        zeros = min(256, 1 << (K // 2).bit_length() - 1)
         a[:, :zeros] = 0
-        gen = torch.Generator().manual_seed(seed ^ 0x0F1A)
         for value in (float("inf"), float("nan")):
             k = int(torch.randint(0, zeros, (), generator=gen))
             b[k, int(torch.randint(0, N, (), generator=gen))] = value
+    if K >= 2 * zeros + 1 and zeros > 1:  # (b's zero rows after a's zero columns)
+        b[zeros : 2 * zeros] = 0
+        for value in (float("inf"), float("nan")):
+            k = int(torch.randint(zeros, 2 * zeros, (), generator=gen))
+            a[int(torch.randint(0, M, (), generator=gen)), k] = value
     return a, b
 
 

@@ -89,14 +89,20 @@ def subnormal(seed, device, dtype, n):
 # Pairs of one sign, each 36000..60000 in size, at a third of the elements (unit scale at the
 # rest): their sums, 72000 and more, are past fp16's largest finite value, so an fp16 output
 # there is +-Inf, as torch's fp16 add gives it. A vector_add that saturated its fp16 sums at
-# 65504 passed while no sum left fp16's range (red team, 2026-12-07).
+# 65504 passed while no sum left fp16's range (red team, 2026-12-07). And a tenth are
+# +-65504 + +-(1..15): sums of 65505..65519, which round to 65504, not Inf (one that made
+# every sum past 65504 Inf passed: red team, 2026-12-07, twentieth session).
 def past_fp16_range(seed, device, dtype, n):
     x, y = (randn(s, (n,), device=device, dtype=torch.float32) for s in (seed, seed + 1))
     gen = torch.Generator().manual_seed(seed ^ 0x7F16)
-    big = (torch.rand(n, generator=gen) < 1 / 3).to(device)
+    pick = torch.rand(n, generator=gen).to(device)
+    big, edge = pick < 1 / 3, pick > 0.9
     sign = torch.where(x >= 0, 1.0, -1.0)
     x = torch.where(big, sign * (36000 + 24000 * x.abs().clamp(max=3.0) / 3), x)
     y = torch.where(big, sign * (36000 + 24000 * y.abs().clamp(max=3.0) / 3), y)
+    steps = torch.randint(1, 16, (n,), generator=gen).to(device=device, dtype=torch.float32)
+    x = torch.where(edge, sign * 65504.0, x)
+    y = torch.where(edge, sign * steps, y)
     return x.to(dtype), y.to(dtype)
 
 

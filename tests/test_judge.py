@@ -111,6 +111,10 @@ def test_row_ops_draw_every_family_at_short_and_vocabulary_rows_and_many_wide_ro
                     lengths = [c.shape[row] for c in mine if c.family == f"adversarial:{family}"]
                     assert any(n < 64 for n in lengths) and any(n > 32768 for n in lengths), (name, family)
                 assert any(c.shape[rows] > 512 and c.shape[row] >= 64 and c.shape[rows] % 8 for c in mine)
+                for family in op.adversarial:  # rows of one element, in every family
+                    assert any(c.shape[row] == 1 and c.family == f"adversarial:{family}" for c in mine)
+            gpu = row_edges(op, random.Random(secret ^ EDGES), [torch.bfloat16], "cuda")
+            assert max(c.shape[row] for c in gpu) <= 262143
     assert row_edges(load_op("matmul", REPO), random.Random(0), [torch.float32]) == []
 
 
@@ -134,6 +138,12 @@ def test_matmul_and_vector_add_meet_their_edges_in_every_run():
             (weight_t,) = [c for c in mine if c.dtype == dtype and c.layout == "transposed"]
             a, b = weight_t.inputs("cpu")
             assert a.is_contiguous() and b.stride() == (1, b.shape[0]) and b.shape[0] % 64
+            (x_t,) = [c for c in mine if c.dtype == dtype and c.layout == "transposed_a"]
+            a, b = x_t.inputs("cpu")
+            assert b.is_contiguous() and a.stride() == (1, a.shape[0]) and a.shape[1] % 64
+            (gram,) = [c for c in mine if c.dtype == dtype and c.layout == "gram"]
+            a, b = gram.inputs("cpu")
+            assert b.data_ptr() == a.data_ptr() and torch.equal(b, a.T)
         cases = plan_cases(vector_add, secret, DEFAULTS, "cpu")
         (tail,) = edges(vector_add, random.Random(secret ^ EDGES), dtypes)
         assert cases[-1] == tail and tail.shape["n"] > 2**22 and tail.shape["n"] % 2**19
@@ -142,13 +152,17 @@ def test_matmul_and_vector_add_meet_their_edges_in_every_run():
 def test_matmul_specials_put_nan_behind_a_zero_tile_and_vector_add_leaves_fp16_and_keeps_subnormals():
     matmul, vector_add = load_op("matmul", REPO), load_op("vector_add", REPO)
     a, b = matmul.adversarial["specials"](3, "cpu", torch.float32, M=40, N=37, K=129)
-    assert not a[:, :64].any()  # the first 64 columns of a zero: a whole tile of 16, 32 or 64
-    behind = (~torch.isfinite(b[:64])).any(dim=0)  # columns with an Inf or NaN behind the zeros
+    assert not a[:, :32].any() and not b[32:64].any()  # whole tiles of 16 or 32, a's then b's
+    behind = (~torch.isfinite(b[:32])).any(dim=0)  # columns with an Inf or NaN behind the zeros
+    before = (~torch.isfinite(a[:, 32:64])).any(dim=1)  # and rows of a before b's zeros
     ref = matmul.reference(a, b)
     assert behind.sum() >= 1 and torch.isnan(ref[:, behind]).all()
+    assert before.sum() >= 1 and torch.isnan(ref[before]).all()
     x, y = vector_add.adversarial["past_fp16_range"](5, "cpu", torch.float16, n=3000)
     ref = vector_add.reference(x, y)
     assert 500 < int(torch.isinf(ref).sum()) < 1500 and torch.equal(torch.isinf(ref), torch.isinf(x + y))
+    edge = (ref.abs() > 65504) & (ref.abs() < 65520)  # finite: they round to 65504
+    assert edge.sum() > 100 and (x + y)[edge].abs().eq(65504).all()
     assert torch.isfinite(vector_add.reference(*(t.float() for t in (x, y)))).all()
     for dtype in (torch.float32, torch.bfloat16, torch.float16):
         x, y = vector_add.adversarial["subnormal"](5, "cpu", dtype, n=1000)
@@ -1362,3 +1376,24 @@ def test_inputs_that_alias_one_another_reach_the_candidate_aliased():
     send(a, {"out": [x, x]})
     back = recv(b)["out"]
     assert back[0].untyped_storage().data_ptr() != back[1].untyped_storage().data_ptr()
+
+
+def test_a_file_that_imports_its_kernel_is_that_kernels_dsl(tmp_path):
+    """Red team, 2026-12-07 (twentieth session): `from kernels.matmul.triton import kernel`
+    alone read as "unknown", its bf16 ran in Triton's interpreter (garbage) and a correct
+    kernel was rejected on a CPU."""
+    from pipeline.core.problem import detect_backend
+
+    sys.path.insert(0, str(REPO))
+    try:
+        path = tmp_path / "reexported.py"
+        path.write_text("from kernels.matmul.triton import kernel\n")
+        spec = importlib_util.spec_from_file_location("reexported", path)
+        module = importlib_util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        assert detect_backend(module) == "triton"
+        plain = importlib_util.module_from_spec(importlib_util.spec_from_loader("plain", loader=None))
+        exec("import torch\ndef kernel(x, y):\n    return torch.add(x, y)\n", vars(plain))
+        assert detect_backend(plain) == "unknown"
+    finally:
+        sys.path.remove(str(REPO))

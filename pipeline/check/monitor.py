@@ -564,16 +564,20 @@ class CallMonitor:
         self._input_zones.clear()
         self.received(inputs)
         # one copy a storage: inputs that alias one another (kernel(t, t), a row of x as the
-        # weight: plan.aliased) stay views of one buffer
-        plain = [t for t in inputs if isinstance(t, torch.Tensor) and t.is_contiguous()]
+        # weight, a @ a.T: plan.aliased) stay views of one buffer; a strided view of a
+        # contiguous input's storage goes with it (copied alone it lost the alias, and a
+        # Gram path keyed on b being a.T passed every watched call: red team, 2026-12-07)
+        tensors = [t for t in inputs if isinstance(t, torch.Tensor)]
+        plain = {t.untyped_storage().data_ptr() for t in tensors if t.is_contiguous()}
+        copied = [t for t in tensors if t.untyped_storage().data_ptr() in plain]
         spans: dict = {}
-        for t in plain:
+        for t in copied:
             key = t.untyped_storage().data_ptr()
-            spans[key] = max(spans.get(key, 0), (t.storage_offset() + t.numel()) * t.element_size())
+            spans[key] = max(spans.get(key, 0), _extent(t))
         buffers: dict = {}
         out = []
         for t in inputs:
-            if not isinstance(t, torch.Tensor) or not t.is_contiguous():
+            if not isinstance(t, torch.Tensor) or t.untyped_storage().data_ptr() not in plain:
                 out.append(t)
                 continue
             # as far into its storage as it came (a view x[k:]: a kernel that drops the
@@ -1266,3 +1270,12 @@ def _unrecorded_threads() -> list[str]:
 
 def _describe(t: threading.Thread) -> str:
     return f"{t.name} (started in {_started_by.get(t) or 'an unwatched place'})"
+
+
+def _extent(t) -> int:
+    """Bytes of its storage a view reaches, from the storage's start: its offset, then its
+    last element (a contiguous view: offset + numel)."""
+    if t.is_contiguous() or not t.numel():
+        return (t.storage_offset() + t.numel()) * t.element_size()
+    last = sum((size - 1) * stride for size, stride in zip(t.shape, t.stride()))
+    return (t.storage_offset() + last + 1) * t.element_size()

@@ -43,6 +43,10 @@ class Case:
         made = self.make(self.seed, device, self.dtype, **self.shape)
         if self.layout == "transposed":  # (matmul) b as x @ W.T hands it: W's rows contiguous
             return (made[0], *(t.mT.contiguous().mT for t in made[1:]))
+        if self.layout == "transposed_a":  # (matmul) a as X.T @ dY hands it: X's rows contiguous
+            return (made[0].mT.contiguous().mT, *made[1:])
+        if self.layout == "gram":  # (matmul, M == N) a @ a.T: b is a's own storage, transposed
+            return (made[0], made[0].mT)
         if self.family == "aliased":
             return aliased(made, shifted=self.layout == "shifted")
         if self.family != "strided":
@@ -348,22 +352,22 @@ def plan_cases(op, secret: int, settings: dict, device: str) -> list[Case]:
         if families:
             make = rng.choice(families)
             cases.append(Case("bench_shape", dtype, op.BENCH_SHAPES[-1], rng.randrange(2**31), make))
-    return cases + edges(op, random.Random(secret ^ EDGES), runnable)
+    return cases + edges(op, random.Random(secret ^ EDGES), runnable, device)
 
 
 EDGES = 0xED6E  # the edges' draws come from the secret xor this: every case above is kept
 
 
-def edges(op, rng: random.Random, dtypes: list) -> list[Case]:
+def edges(op, rng: random.Random, dtypes: list, device: str = "cpu") -> list[Case]:
     """Cases each kind of op meets in every run, whatever the other draws gave: vectors
     (one key), rows (two keys) and matmul (three keys). Last in the plan, from a draw of
     their own, so the cases before them are the same as without them."""
     kinds = {1: vector_edges, 2: row_edges, 3: matmul_edges}
     kind = kinds.get(len(op.TEST_SHAPES[-1]))
-    return kind(op, rng, dtypes) if kind else []
+    return kind(op, rng, dtypes, device) if kind else []
 
 
-def vector_edges(op, rng: random.Random, dtypes: list) -> list[Case]:
+def vector_edges(op, rng: random.Random, dtypes: list, device: str = "cpu") -> list[Case]:
     """(Elementwise ops) one length past 2^22 and odd, so no power-of-two block or round of
     programs divides it, in a dtype drawn. A vector_add whose grid-stride path from 2^22
     rounded its trip count down (the last n % 2^19 elements unwritten) passed: a CPU drew
@@ -374,7 +378,7 @@ def vector_edges(op, rng: random.Random, dtypes: list) -> list[Case]:
     return [Case("random_shapes", rng.choice(dtypes), shape, rng.randrange(2**31), op.make_inputs)]
 
 
-def matmul_edges(op, rng: random.Random, dtypes: list) -> list[Case]:
+def matmul_edges(op, rng: random.Random, dtypes: list, device: str = "cpu") -> list[Case]:
     """(matmul) in every dtype: a matrix times a vector (N = 1) and a vector times a matrix
     (M = 1), each 65..319 odd both other ways, and x @ W.T: b the transpose of a
     row-major weight (b.stride(0) == 1, exactly as nn.Linear hands it over), K 65..319
@@ -393,10 +397,19 @@ def matmul_edges(op, rng: random.Random, dtypes: list) -> list[Case]:
             cases.append(Case("random_shapes", dtype, shape, rng.randrange(2**31), op.make_inputs))
         square = {M: 65 + 2 * rng.randrange(40), N: 65 + 2 * rng.randrange(40), K: odd()}
         cases.append(Case("strided", dtype, square, rng.randrange(2**31), op.make_inputs, "transposed"))
+        # and X.T @ dY (a the plain transpose), and a @ a.T (b a's storage, transposed): a
+        # path keyed on a.stride() == (1, M), and one on b being a.T, each dropping K's tail,
+        # passed (red team, 2026-12-07, twentieth session)
+        square = {M: 65 + 2 * rng.randrange(40), N: 65 + 2 * rng.randrange(40), K: odd()}
+        cases.append(Case("strided", dtype, square, rng.randrange(2**31), op.make_inputs, "transposed_a"))
+        side = 65 + 2 * rng.randrange(40)
+        cases.append(
+            Case("aliased", dtype, {M: side, N: side, K: odd()}, rng.randrange(2**31), op.make_inputs, "gram")
+        )
     return cases
 
 
-def row_edges(op, rng: random.Random, dtypes: list) -> list[Case]:
+def row_edges(op, rng: random.Random, dtypes: list, device: str = "cpu") -> list[Case]:
     """(Row ops) every adversarial family in every dtype at a short row (1..63) and at a
     row past two 16384-wide tiles (32769..65535, 1..3 rows), and many rows of 65..255
     (513..1039 rows, never a multiple of 8), unit-scale and with a family's values. Every
@@ -412,12 +425,21 @@ def row_edges(op, rng: random.Random, dtypes: list) -> list[Case]:
         return []
     rows, row = keys
     cases = []
+    # (a GPU: rows up to 262143, vocabulary-sized: a softmax that split rows past 131072
+    # and summed the parts unscaled passed a CPU, whose rows stop near 80k: red team,
+    # 2026-12-07, twentieth session)
+    longest = 16384 if device != "cuda" else 114688
     for dtype in dtypes:
         short = {rows: rng.randrange(2, 41), row: 2 * rng.randrange(32) + 1}
-        long = {rows: rng.randrange(1, 4), row: 32769 + 2 * rng.randrange(16384)}
+        long = {rows: rng.randrange(1, 4), row: 32769 + 2 * rng.randrange(longest)}
         for name, make in families:
             for shape in (short, long):
                 cases.append(Case(f"adversarial:{name}", dtype, shape, rng.randrange(2**31), make))
+            # and rows of one element (a softmax that wrote 1.0 for N == 1 without reading
+            # x, NaN and Inf included, passed: red team, 2026-12-07, twentieth session)
+            cases.append(
+                Case(f"adversarial:{name}", dtype, {rows: short[rows], row: 1}, rng.randrange(2**31), make)
+            )
         many = {rows: 256 * rng.randrange(2, 4) + 1 + 2 * rng.randrange(8), row: 65 + 2 * rng.randrange(96)}
         cases.append(Case("random_shapes", dtype, many, rng.randrange(2**31), op.make_inputs))
         name, make = rng.choice(families)

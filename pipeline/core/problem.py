@@ -262,6 +262,13 @@ def detect_backend(module: ModuleType) -> str:
             return False
 
     values = list(vars(module).values())
+    # and what the module's functions defined elsewhere see: a file that only imports its
+    # kernel (`from kernels.matmul.triton import kernel`) is that kernel's DSL (read as
+    # "unknown", its bf16 ran in Triton's interpreter, garbage, and a correct kernel was
+    # rejected: red team, 2026-12-07, twentieth session)
+    for v in list(values):
+        if inspect.isfunction(v) and v.__module__ != module.__name__:
+            values += list(v.__globals__.values())
     if any(is_cute(v) for v in values):
         return "cute"
     if any((type(v).__module__ or "").startswith("tilelang.") for v in values):
