@@ -558,7 +558,11 @@ def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict
     probes += [("unobserved_call", lambda finish=finish: finish(judge=True)) for finish in bare]
     # With two lanes the first dtype's layouts go to the second too (the first has the
     # probes): ~5.8 s against ~3.9 s for the two on the shipped softmax, CPU, without it.
-    there = later + [c for c in runnable if c.dtype == runnable[0].dtype and c.family == "strided"]
+    # The first dtype's edges too: on the shipped softmax they were ~1 s of the first lane's
+    # ~4.4 s of calls against the second's ~2.4 s (2026-12-07, twenty-first session).
+    there = later + [
+        c for c in runnable if c.dtype == runnable[0].dtype and (c.family == "strided" or c.edge)
+    ]
     if other is checker:
         there = []
     moved = {id(c) for c in there}

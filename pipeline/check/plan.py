@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 def dtype_name(dtype) -> str:
@@ -34,6 +34,7 @@ class Case:
     seed: int
     make: Callable
     layout: str = ""  # (strided) one of LAYOUTS
+    edge: bool = False  # drawn by edges(): the judge may run it in its second runner (CPU)
 
     @property
     def rung(self) -> str:
@@ -364,7 +365,7 @@ def edges(op, rng: random.Random, dtypes: list, device: str = "cpu") -> list[Cas
     their own, so the cases before them are the same as without them."""
     kinds = {1: vector_edges, 2: row_edges, 3: matmul_edges}
     kind = kinds.get(len(op.TEST_SHAPES[-1]))
-    return kind(op, rng, dtypes, device) if kind else []
+    return [replace(case, edge=True) for case in kind(op, rng, dtypes, device)] if kind else []
 
 
 def vector_edges(op, rng: random.Random, dtypes: list, device: str = "cpu") -> list[Case]:
