@@ -753,7 +753,7 @@ def _race(log: list) -> str:
     if not log or any(how == "lock" for _, _, how, _ in log):
         return ""
     programs = {grid: i for i, grid in enumerate(dict.fromkeys(g for _, g, _, _ in log))}
-    if len(programs) < 2:
+    if len(programs) < 2 or _disjoint(log):
         return ""
     addr = np.concatenate([a for a, _, _, _ in log])
     pid = np.concatenate([np.full(a.size, programs[g], dtype=np.int64) for a, g, _, _ in log])
@@ -775,6 +775,18 @@ def _race(log: list) -> str:
     at = starts[racing[0]]
     return (f"{racing.size} element(s) written by more than one program of one launch, at least once by a "
             f"plain store (first at {int(addr[at]):#x}): on a GPU the result depends on the programs' order")  # fmt: skip
+
+
+def _disjoint(log: list) -> bool:
+    """Whether no address is in two entries of `log`: their address ranges, sorted, do not
+    overlap (the common case, a program a row or a tile: one sort of two numbers an entry
+    instead of the lexsort of every address below, which was ~0.26 of ~1.0 s of the watch's
+    time over a softmax check's cases, CPU, 2026-12-07)."""
+    import numpy as np
+
+    spans = np.array([(a.min(), a.max()) for a, _, _, _ in log], dtype=np.uint64)
+    spans = spans[np.argsort(spans[:, 0], kind="stable")]
+    return bool((spans[1:, 0] > np.maximum.accumulate(spans[:-1, 1])).all())
 
 
 class _WithinReach:
@@ -875,7 +887,11 @@ class _Shadow:
 
     def unseen_bytes(self) -> int:
         """(torch: the caller's own work) Bytes that differ from the expected."""
-        return sum(int((live != expected).sum()) for _, _, live, expected, _ in self.views)
+        return sum(
+            int((live != expected).sum())
+            for _, _, live, expected, _ in self.views
+            if not equal_bytes(live, expected)
+        )
 
 
 def storage_bytes(storage):
@@ -883,6 +899,31 @@ def storage_bytes(storage):
     import torch
 
     return torch.empty(0, dtype=torch.uint8, device=storage.device).set_(storage)
+
+
+def equal_bytes(a, b) -> bool:
+    """Whether two flat uint8 tensors hold the same bytes, compared eight at a time where
+    both start on an 8-byte boundary: torch.equal on uint8 took ~7x as long as on int64 views
+    of the same 624 KB (0.33 against 0.05 ms, one CPU thread, 2026-12-07), and the watch
+    compares every buffer a launch could write at every launch."""
+    import torch
+
+    if a.shape != b.shape:
+        return False
+    whole = a.numel() - a.numel() % 8
+    # (above 64 KB: under the watch's dispatch mode each of the views below costs more than
+    # comparing a small buffer whole)
+    if (
+        whole >= 1 << 16
+        and a.is_contiguous()
+        and b.is_contiguous()
+        and a.data_ptr() % 8 == 0
+        and b.data_ptr() % 8 == 0
+    ):
+        return torch.equal(a[:whole].view(torch.int64), b[:whole].view(torch.int64)) and torch.equal(
+            a[whole:], b[whole:]
+        )
+    return torch.equal(a, b)
 
 
 class launch_shadow:

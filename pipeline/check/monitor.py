@@ -51,7 +51,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from pipeline.check import provenance
-from pipeline.check.interpreted import OWN_HOOK, own_hook_call, storage_bytes, storages_of
+from pipeline.check.interpreted import OWN_HOOK, equal_bytes, own_hook_call, storage_bytes, storages_of
 
 ALLOCATING = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"}
 HARMLESS = {
@@ -139,7 +139,7 @@ def same_bytes(a: torch.Tensor, b: torch.Tensor) -> bool:
     A copy to the host is no kernel."""
     if a.shape != b.shape or a.dtype != b.dtype:
         return False
-    return torch.equal(_host_bytes(a), _host_bytes(b))
+    return equal_bytes(_host_bytes(a), _host_bytes(b))
 
 
 def canaries_damaged(zone: torch.Tensor) -> int:
@@ -222,7 +222,7 @@ class CallRecord:
         """(CPU) Each allocation against what the watch last saw in it; a difference was
         written by something no watch saw. Counted once, then taken as seen."""
         for a in self.allocations if allocations is None else allocations:
-            if a.known is not None and not torch.equal(a.buffer[: a.used_bytes], a.known):
+            if a.known is not None and not equal_bytes(a.buffer[: a.used_bytes], a.known):
                 self.unseen_writes += 1
                 a.known = a.buffer[: a.used_bytes].clone()
 
@@ -628,7 +628,7 @@ class CallMonitor:
             k = self._kept.get(storage.data_ptr())
             if k is None or k.ref() is not storage:
                 k = self._moved(storage)
-            if k is not None and k.ref() is storage and not torch.equal(storage_bytes(storage), k.known):
+            if k is not None and k.ref() is storage and not equal_bytes(storage_bytes(storage), k.known):
                 self.record.unseen_writes += 1
                 k.known = storage_bytes(storage).clone()
 

@@ -407,7 +407,29 @@ def matmul_edges(op, rng: random.Random, dtypes: list, device: str = "cpu") -> l
         cases.append(
             Case("aliased", dtype, {M: side, N: side, K: odd()}, rng.randrange(2**31), op.make_inputs, "gram")
         )
+    # and fp16 outputs of exactly 65505..65519, which round to 65504 (an fp16 cast that made
+    # everything past 65504 +-Inf passed: past_fp16_range keeps its outputs far from 65520,
+    # where a sum's order decides; red team, 2026-12-07, twentieth session)
+    for dtype in (d for d in dtypes if dtype_name(d) == "float16"):
+        shape = {M: 65 + 2 * rng.randrange(40), N: 65 + 2 * rng.randrange(40), K: odd()}
+        cases.append(Case("adversarial:near_fp16_max", dtype, shape, rng.randrange(2**31), near_fp16_max))
     return cases
+
+
+def near_fp16_max(seed, device, dtype, M, N, K):
+    """(matmul) Whole numbers whose every output is exactly 65505..65519: 256 * 255, then
+    1 * (225..232) by column and (0..7) * 1 by row, at three places of K drawn from the seed,
+    zeros elsewhere. Every partial sum is a whole number below 2^24, exact in fp32 in any
+    order, so each fp16 output rounds to 65504, fp16's largest finite value."""
+    import torch
+
+    gen = torch.Generator().manual_seed(seed)
+    k0, k1, k2 = (int(k) for k in torch.randperm(K, generator=gen)[:3])
+    a, b = torch.zeros(M, K), torch.zeros(K, N)
+    a[:, k0], b[k0] = 256.0, 255.0
+    a[:, k1], b[k1] = 1.0, 225.0 + torch.randint(0, 8, (N,), generator=gen)
+    a[:, k2], b[k2] = torch.randint(0, 8, (M,), generator=gen).float(), 1.0
+    return a.to(device=device, dtype=dtype), b.to(device=device, dtype=dtype)
 
 
 def row_edges(op, rng: random.Random, dtypes: list, device: str = "cpu") -> list[Case]:
@@ -445,4 +467,30 @@ def row_edges(op, rng: random.Random, dtypes: list, device: str = "cpu") -> list
         cases.append(Case("random_shapes", dtype, many, rng.randrange(2**31), op.make_inputs))
         name, make = rng.choice(families)
         cases.append(Case(f"adversarial:{name}", dtype, many, rng.randrange(2**31), make))
+    # and in fp16 a row of more than 65520 equal values: its softmax sum, or its RMSNorm sum
+    # of squares, is past fp16's range (a softmax that rounded its fp32 row sum to fp16, Inf
+    # there and the row all 0, passed: no row past 65520 had near-equal values; red team,
+    # 2026-12-07, twentieth session)
+    top = 32769 + 2 * (longest - 1)  # the longest row above: 65535 on a CPU
+    for dtype in (d for d in dtypes if dtype_name(d) == "float16"):
+        shape = {rows: rng.randrange(1, 3), row: 65521 + 2 * rng.randrange((top - 65521) // 2 + 1)}
+        cases.append(
+            Case("adversarial:equal_values", dtype, shape, rng.randrange(2**31), EqualValues(op.make_inputs))
+        )
     return cases
+
+
+@dataclass(frozen=True)
+class EqualValues:
+    """An op's inputs with every element of the first one value, |value| 1..4 drawn from the
+    seed: rows of equal values (compared as a field, so two plans of one secret are equal)."""
+
+    make: Callable
+
+    def __call__(self, seed, device, dtype, **shape):
+        import torch
+
+        inputs = self.make(seed, device, dtype, **shape)
+        rng = random.Random(seed ^ 0xE0A1)
+        value = rng.choice((-1.0, 1.0)) * rng.uniform(1.0, 4.0)
+        return (torch.full_like(inputs[0], value), *inputs[1:])
