@@ -467,13 +467,14 @@ def row_edges(op, rng: random.Random, dtypes: list, device: str = "cpu") -> list
         cases.append(Case("random_shapes", dtype, many, rng.randrange(2**31), op.make_inputs))
         name, make = rng.choice(families)
         cases.append(Case(f"adversarial:{name}", dtype, many, rng.randrange(2**31), make))
-    # and in fp16 a row of more than 65520 equal values: its softmax sum, or its RMSNorm sum
-    # of squares, is past fp16's range (a softmax that rounded its fp32 row sum to fp16, Inf
-    # there and the row all 0, passed: no row past 65520 had near-equal values; red team,
-    # 2026-12-07, twentieth session)
+    # and in fp16 a row of 65527 or more values nearly all equal: its softmax sum (past
+    # 65520 even with 8 entries one below the rest), or its RMSNorm sum of squares, is past
+    # fp16's range (a softmax that rounded its fp32 row sum to fp16, Inf there and the row
+    # all 0, passed: no row past 65520 had near-equal values; red team, 2026-12-07, twentieth
+    # session). The few lower entries: a row all equal is a case a kernel could tell apart.
     top = 32769 + 2 * (longest - 1)  # the longest row above: 65535 on a CPU
     for dtype in (d for d in dtypes if dtype_name(d) == "float16"):
-        shape = {rows: rng.randrange(1, 3), row: 65521 + 2 * rng.randrange((top - 65521) // 2 + 1)}
+        shape = {rows: rng.randrange(1, 3), row: 65527 + 2 * rng.randrange((top - 65527) // 2 + 1)}
         cases.append(
             Case("adversarial:equal_values", dtype, shape, rng.randrange(2**31), EqualValues(op.make_inputs))
         )
@@ -482,8 +483,9 @@ def row_edges(op, rng: random.Random, dtypes: list, device: str = "cpu") -> list
 
 @dataclass(frozen=True)
 class EqualValues:
-    """An op's inputs with every element of the first one value, |value| 1..4 drawn from the
-    seed: rows of equal values (compared as a field, so two plans of one secret are equal)."""
+    """An op's inputs with every element of the first one `value`, |value| 1..4 drawn from
+    the seed, but for 1..8 places of each row that hold value - 1 (compared as a field, so
+    two plans of one secret are equal)."""
 
     make: Callable
 
@@ -493,4 +495,9 @@ class EqualValues:
         inputs = self.make(seed, device, dtype, **shape)
         rng = random.Random(seed ^ 0xE0A1)
         value = rng.choice((-1.0, 1.0)) * rng.uniform(1.0, 4.0)
-        return (torch.full_like(inputs[0], value), *inputs[1:])
+        x = torch.full_like(inputs[0], value)
+        rows = x.view(-1, x.shape[-1])
+        for row in rows:
+            lower = [rng.randrange(rows.shape[1]) for _ in range(rng.randint(1, 8))]
+            row[torch.tensor(lower, device=x.device)] = value - 1
+        return (x, *inputs[1:])

@@ -1,6 +1,6 @@
 """Red team (values never drawn: a 16-bit row sum past 65504): the shipped softmax, but for 16-bit inputs the row's sum of exp(x - max) is rounded to the input dtype before the division ("row statistics kept in x's dtype", as a split-row kernel's fp16 workspace holds them). The rounding alone costs at most 2^-12 relative, inside fp16's rtol; but a row whose sum reaches 65520 (65520 or more entries at or near the row max: uniform attention scores over a long context, all-zero logits of a fresh model) gets sum = +Inf and comes out all 0, where torch gives 1/N. The only uniform rows drawn are broadcast_last ones at N <= 20000 and masked_rows' whole finite-masked row, at N <= 65535 (its sum 65535 reaches 65520 only at N >= 65520: 16 odd N of the 16384 drawn).
 Accepted on a CPU at seeds 11 and 5 until 2026-12-07 (twentieth session's red team, left open);
-rejected since the twenty-first session: row_edges draws, in fp16, a row of 65521 or more equal values (adversarial:equal_values).
+rejected since the twenty-first session: row_edges draws, in fp16, a row of 65527 or more values, all equal but 1..8 one lower (adversarial:equal_values).
 """
 
 import torch
