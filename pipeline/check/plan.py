@@ -46,6 +46,8 @@ class Case:
             return (made[0], *(t.mT.contiguous().mT for t in made[1:]))
         if self.layout == "transposed_a":  # (matmul) a as X.T @ dY hands it: X's rows contiguous
             return (made[0].mT.contiguous().mT, *made[1:])
+        if self.layout == "transposed_both":  # (matmul) X.T @ W.T: both plain transposes
+            return tuple(t.mT.contiguous().mT for t in made)
         if self.layout == "gram":  # (matmul, M == N) a @ a.T: b is a's own storage, transposed
             return (made[0], made[0].mT)
         if self.family == "aliased":
@@ -407,6 +409,12 @@ def matmul_edges(op, rng: random.Random, dtypes: list, device: str = "cpu") -> l
         cases.append(
             Case("aliased", dtype, {M: side, N: side, K: odd()}, rng.randrange(2**31), op.make_inputs, "gram")
         )
+        # and X.T @ W.T, M below 128 and N past it, so an N x M problem (C.T = W @ X run on
+        # the row-major storages) has other tile counts than the M x N one for any tiles of
+        # 128 by 256 or less (such a path launched with the M x N grid left columns of C
+        # unwritten in fp16: red team, 2026-12-07, twenty-first session)
+        shape = {M: 65 + 2 * rng.randrange(32), N: 129 + 2 * rng.randrange(136), K: odd()}
+        cases.append(Case("strided", dtype, shape, rng.randrange(2**31), op.make_inputs, "transposed_both"))
     # and fp16 outputs of exactly 65505..65519, which round to 65504 (an fp16 cast that made
     # everything past 65504 +-Inf passed: past_fp16_range keeps its outputs far from 65520,
     # where a sum's order decides; red team, 2026-12-07, twentieth session)
@@ -472,6 +480,15 @@ def row_edges(op, rng: random.Random, dtypes: list, device: str = "cpu") -> list
     # fp16's range (a softmax that rounded its fp32 row sum to fp16, Inf there and the row
     # all 0, passed: no row past 65520 had near-equal values; red team, 2026-12-07, twentieth
     # session). The few lower entries: a row all equal is a case a kernel could tell apart.
+    if device == "cuda":
+        # and many short rows, 8193..32767 of 16..1024, in every dtype: an RMSNorm whose
+        # persistent path for 8192 rows or more gave each of 132 programs tiles // 132 row
+        # tiles, the rest unwritten, passed both machines: no plan had more than ~4100 rows
+        # of 2048 or fewer (red team, 2026-12-07, twenty-first session). A GPU's only: on a
+        # CPU a kernel of one program a row runs 8193 interpreted programs.
+        for dtype in dtypes:
+            shape = {rows: 8193 + 2 * rng.randrange(12288), row: rng.randrange(16, 1025)}
+            cases.append(Case("random_shapes", dtype, shape, rng.randrange(2**31), op.make_inputs))
     top = 32769 + 2 * (longest - 1)  # the longest row above: 65535 on a CPU
     for dtype in (d for d in dtypes if dtype_name(d) == "float16"):
         shape = {rows: rng.randrange(1, 3), row: 65527 + 2 * rng.randrange((top - 65527) // 2 + 1)}
