@@ -95,9 +95,10 @@ for inputs in calls:
 
 
 def runner(device: str, scratch: Path, timeout_s: float, path: str, bare: bool = False,
-           tool: list[str] | None = None) -> Child:  # fmt: skip
+           tool: list[str] | None = None, zygote=None) -> Child:  # fmt: skip
     """A sandboxed runner process (pipeline/check/runner.py) for one candidate, or a bare one.
-    `tool`: the command line of a tool that starts it (the kernel witness's Nsight Compute)."""
+    `tool`: the command line of a tool that starts it (the kernel witness's Nsight Compute);
+    `zygote`: the process to fork it from (pipeline/core/zygote.py; CPU)."""
     env = {}
     if device == "cpu":
         env["TRITON_INTERPRET"] = "1"  # Triton kernels run on the CPU through its interpreter
@@ -110,10 +111,11 @@ def runner(device: str, scratch: Path, timeout_s: float, path: str, bare: bool =
         # on a CPU a cache of its own too (the shared one was a channel from the runner to the
         # bare call: red team, 2026-12-05); on a GPU it would compile everything again
         own = scratch / "cache" if private else cache
-        return Child("", scratch, timeout_s, env, code=BARE_CALL, cache=own, private_dev=private)
-    return Child(
-        "pipeline.check.runner", scratch, timeout_s, env, cache=cache, tool=tool, private_dev=private
-    )
+        return Child(
+            "", scratch, timeout_s, env, code=BARE_CALL, cache=own, private_dev=private, zygote=zygote
+        )
+    return Child("pipeline.check.runner", scratch, timeout_s, env, cache=cache, tool=tool, private_dev=private,
+                 zygote=zygote)  # fmt: skip
 
 
 def load_request(op, path: str, device: str) -> dict:
@@ -484,7 +486,9 @@ class Checker:
 
         made = [case.inputs(self.device) for case in cases]
         scratch = tempfile.mkdtemp(prefix="kpipe-bare-")
-        child = runner(self.device, Path(scratch), self.runner.timeout_s, path, bare=True)
+        child = runner(
+            self.device, Path(scratch), self.runner.timeout_s, path, bare=True, zygote=self.runner.zygote
+        )
         child.request({"path": str(Path(path).resolve()), "calls": [list(inputs) for inputs in made]})
 
         done: list[bool] = []

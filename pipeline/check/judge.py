@@ -390,21 +390,33 @@ def check_candidate(op: str, path: str, device: str, root: str, secret: int,
     rungs = Rungs(Path(progress) if progress else None)
     before = workspace_hashes(Path(root))
     with tempfile.TemporaryDirectory(prefix="kpipe-runner-") as scratch, \
-            tempfile.TemporaryDirectory(prefix="kpipe-runner-") as scratch_b:  # fmt: skip
-        # The runner starts (importing torch, ~1.3 s on a CPU) while the judge loads the
-        # reference (importing torch too); it sees no candidate code until the load request,
-        # sent once the reference is in the judge's memory.
-        child = runner(device, Path(scratch), timeout_s, path)
-        # (CPU) a second runner, in a scratch folder of its own, takes the cases of the other
-        # dtypes side by side with the first (run_lanes): the interpreter is the check's time
-        second = runner(device, Path(scratch_b), timeout_s, path) if device == "cpu" else None
-        runners = [child] + ([second] if second else [])
+            tempfile.TemporaryDirectory(prefix="kpipe-runner-") as scratch_b, \
+            tempfile.TemporaryDirectory(prefix="kpipe-zygote-") as scratch_z:  # fmt: skip
+        # The runner starts (importing torch, ~1.3 s) while the judge loads the reference
+        # (importing torch too); it sees no candidate code until the load request, sent once
+        # the reference is in the judge's memory. (CPU) The zygote imports torch and Triton
+        # beside the judge instead, and both runners and the bare call are forked from it.
+        zygote = start_zygote(Path(scratch_z)) if device == "cpu" else None
+        runners: list[Child] = []
+
+        def start_runners() -> None:
+            runners.append(runner(device, Path(scratch), timeout_s, path, zygote=zygote))
+            if device == "cpu":  # a second runner, in a scratch folder of its own, takes the cases
+                # of the other dtypes side by side with the first (run_lanes): the interpreter is the time
+                runners.append(runner(device, Path(scratch_b), timeout_s, path, zygote=zygote))
+
+        if zygote is None:
+            start_runners()
         try:  # a broken reference is the caller's usage error, not a verdict on the candidate
             op_ = load_op(op, root)
+            if zygote is not None:
+                start_runners()
         except ProblemError as exc:
             for each in runners:
                 each.close()
+            close_zygote(zygote)
             return {"status": "usage", "reason": str(exc)}
+        child, second = runners[0], (runners[1] if len(runners) > 1 else None)
         backend = None
         try:
             if device == "cpu":
@@ -426,6 +438,7 @@ def check_candidate(op: str, path: str, device: str, root: str, secret: int,
         finally:
             for each in runners:
                 each.close()
+            close_zygote(zygote)
     after = workspace_hashes(Path(root))
     changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
     if changed and rungs.isolation.startswith("full"):
@@ -437,6 +450,31 @@ def check_candidate(op: str, path: str, device: str, root: str, secret: int,
     elif changed:
         rungs.failed("workspace", f"the candidate changed project files: {', '.join(changed[:5])}")
     return verdict(rungs, device, secret, start, backend)
+
+
+def start_zygote(folder: Path):
+    """The zygote the CPU children are forked from (pipeline/core/zygote.py), or None where
+    this process cannot use one: they are then started one by one, as on a GPU."""
+    from pipeline.core import zygote
+    from pipeline.core.sandbox import child_env, spawning, track
+
+    if not zygote.wanted():
+        return None
+    # Triton's interpreter as the runners have it; numpy's BLAS on one thread (it starts its
+    # threads as it loads, in the zygote: a forked runner must not run a BLAS thread beside a call)
+    env = child_env(folder, None, {"TRITON_INTERPRET": "1", "OPENBLAS_NUM_THREADS": "1"})
+    with spawning():
+        made = zygote.Zygote(env, folder)
+        track(made.pid)
+    return made
+
+
+def close_zygote(zygote) -> None:
+    from pipeline.core.sandbox import untrack
+
+    if zygote is not None:
+        zygote.close()
+        untrack(zygote.pid)
 
 
 def judge(op, runner: Child, path: str, device: str, secret: int, settings: dict, rungs: Rungs,

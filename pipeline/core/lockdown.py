@@ -172,7 +172,12 @@ def lock_down(writable: list[str], network: bool = False, death_signal: bool = T
 
 
 def _boot() -> None:
-    config = json.loads(os.environ.pop("KPIPE_SANDBOX"))
+    start(json.loads(os.environ.pop("KPIPE_SANDBOX")))
+
+
+def start(config: dict) -> None:
+    """Lock down, then run what `config` names: from _boot in a fresh `python -c BOOT`, or
+    in a process the zygote forked (pipeline/core/zygote.py) once it is a copy of no other."""
     isolation = lock_down(config["writable"], bool(config.get("network")), config.get("death_signal", True),
                           bool(config.get("private_dev")))  # fmt: skip
     if config.get("require") and isolation != "full":

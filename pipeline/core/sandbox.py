@@ -3,8 +3,9 @@
 A candidate (code an agent wrote) only ever runs in a child process started here: the
 compile stage's capture, the judge's runner and its bare call (pipeline/check), the bench's
 timer (pipeline/measure/bench_runner.py), and the ncu, Proton and compute-sanitizer
-children. Every one of them starts as `python -c BOOT`, which runs pipeline/core/lockdown.py
-before anything else: the whole filesystem read-only except its scratch and cache folders,
+children. Every one of them starts as `python -c BOOT` (or, for a CPU check's runners and
+bare call, is forked from a zygote that imported torch once: pipeline/core/zygote.py), and
+runs pipeline/core/lockdown.py before anything else: the whole filesystem read-only except its scratch and cache folders,
 no network, no capabilities, SIGKILL when the parent dies (lockdown.py says where each
 needs Linux and root or a user namespace).
 
@@ -163,7 +164,10 @@ class Child:
     a read-only /dev and a /dev/shm of its own (lockdown.py; where no GPU is used)."""
 
     def __init__(self, module: str, scratch: Path, timeout_s: float, env: dict | None = None, code: str = "",
-                 cache: Path | None = None, tool: list[str] | None = None, private_dev: bool = False):  # fmt: skip
+                 cache: Path | None = None, tool: list[str] | None = None, private_dev: bool = False,
+                 zygote=None):  # fmt: skip
+        """`zygote`: a pipeline/core/zygote.py Zygote to fork the child from (not under a
+        tool); where it cannot, the child is started as `python -c BOOT`, as without one."""
         ours, theirs = socket.socketpair()
         # The walls' word: lockdown.py writes on this pipe once they are up, before the
         # candidate's code runs, so a child that exits with SANDBOX_FAILED after that is a
@@ -178,8 +182,9 @@ class Child:
         self.log = open_log(scratch / f"{module.rsplit('.', 1)[-1] if module else 'bare'}.log")
         self.timeout_s = timeout_s
         self.deadline = time.monotonic() + timeout_s
-        with _LOCK:
-            self.proc = subprocess.Popen(
+        self.zygote = zygote if not tool else None
+        with _LOCK:  # (a forked child is this process's once its middle process exits: tracked first)
+            self.proc = self._forked(environment, scratch, theirs.fileno(), walls_w) or subprocess.Popen(
                 cmd, pass_fds=[theirs.fileno(), *([walls_w] if walls_w is not None else [])], stdout=self.log,
                 stderr=subprocess.STDOUT, cwd=scratch, env=environment, start_new_session=True,
             )  # fmt: skip
@@ -188,6 +193,13 @@ class Child:
         if walls_w is not None:
             os.close(walls_w)
         self.conn = Connection(ours.detach())
+
+    def _forked(self, environment: dict, scratch: Path, conn_fd: int, walls_fd: int | None):
+        if self.zygote is None or walls_fd is None:
+            return None
+        environment = dict(environment)
+        config = json.loads(environment.pop("KPIPE_SANDBOX"))
+        return self.zygote.spawn(config, environment, scratch, conn_fd, walls_fd, self.log)
 
     def ask(self, msg: dict) -> dict:
         """Send one request; the reply, or ChildDied (crash, past the deadline, bad format)."""
