@@ -73,3 +73,59 @@ def test_a_child_that_uses_no_gpu_gets_a_read_only_dev_and_a_dev_shm_of_its_own(
     assert not os.path.exists("/dev/shm/kpipe-lockdown-probe") and not os.path.exists(
         "/dev/kpipe-lockdown-probe"
     )
+
+
+TARGET = """
+import os, sys
+from multiprocessing.connection import Connection
+from pipeline.core.wire import recv, send
+conn = Connection(int(sys.argv[1]))
+recv(conn)
+send(conn, {"pid": os.getpid()})
+recv(conn)
+"""
+
+REACH = r"""
+import ctypes, os, sys
+from multiprocessing.connection import Connection
+from pipeline.core.wire import recv, send
+conn = Connection(int(sys.argv[1]))
+pid = recv(conn)["pid"]
+libc = ctypes.CDLL(None, use_errno=True)
+seen = {}
+def tried(name, result):
+    seen[name] = "done" if result == 0 else os.strerror(ctypes.get_errno())
+tried("ptrace attach", libc.ptrace(16, pid, 0, 0))
+buf = ctypes.create_string_buffer(8)
+local = (ctypes.c_void_p * 2)(ctypes.cast(buf, ctypes.c_void_p), 8)
+remote = (ctypes.c_void_p * 2)(0x400000, 8)
+tried("process_vm_readv", 0 if libc.process_vm_readv(pid, local, 1, remote, 1, 0) >= 0 else -1)
+try:
+    open(f"/proc/{pid}/mem", "rb").close()
+    seen["read its memory"] = "done"
+except OSError as exc:
+    seen["read its memory"] = exc.strerror
+tried("make itself dumpable", libc.prctl(4, 1, 0, 0, 0))
+send(conn, seen)
+"""
+
+
+def test_a_child_cannot_trace_read_or_copy_another_childs_memory(tmp_path):
+    """As root without capabilities a child could ptrace any other process without them:
+    its sibling runner, the bare call, another check's runner (2026-12-08)."""
+    from pipeline.core.sandbox import Child, trusted_parent
+
+    trusted_parent()
+    target = Child("", tmp_path / "target", 60, {}, code=TARGET)
+    reach = Child("", tmp_path / "reach", 60, {}, code=REACH)
+    try:
+        pid = target.ask({})["pid"]
+        seen = reach.ask({"pid": pid})
+        isolation = target.isolation()
+    finally:
+        target.close(wait_s=1)
+        reach.close(wait_s=1)
+    assert seen["ptrace attach"] == seen["process_vm_readv"] == "Operation not permitted", seen
+    assert seen["read its memory"] == "Permission denied", seen
+    assert seen["make itself dumpable"] == "Operation not permitted", seen
+    assert isolation.startswith("full") and "no ptrace" in isolation, isolation

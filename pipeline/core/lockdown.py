@@ -14,7 +14,9 @@ On Linux, where it is allowed (as root, or through a user namespace of its own):
     out of reach, whatever the file permissions say;
   * a network namespace of its own: no network;
   * no Linux capability at all (the bounding set too, so nothing exec'd regains one), and
-    no_new_privs: the read-only mounts cannot be undone, nothing can be ptraced;
+    no_new_privs: the read-only mounts cannot be undone, no capability regained;
+  * no reaching into another process: ptrace, process_vm_readv/writev and pidfd_getfd
+    refused by a seccomp filter, and (as root) non-dumpable for good;
   * SIGKILL when the parent dies.
 The parent does not take this process's word for any of it: it reads /proc/PID itself
 (pipeline/core/sandbox.py: observed_isolation). Where the parent asks for all of it
@@ -151,6 +153,76 @@ def _drop_capabilities(libc) -> None:
     libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 
 
+# No reaching into another process: ptrace, the process_vm_* copies and pidfd_getfd are
+# refused (EPERM), and so is prctl(PR_SET_DUMPABLE), so a process made non-dumpable stays so.
+# As root with no capability, a child could otherwise attach to any other process without
+# capabilities, which is every other child: a runner read and wrote its bare call's memory
+# and its sibling runner's (2026-12-08). Numbers per architecture; audit arches from
+# linux/audit.h; a call of another architecture (x86's 32-bit ABI, x32) is refused whole.
+SECCOMP = {
+    "x86_64": {"arch": 0xC000003E, "denied": (101, 310, 311, 438), "prctl": 157, "x32": 0x40000000},
+    "aarch64": {"arch": 0xC00000B7, "denied": (117, 270, 271, 438), "prctl": 167, "x32": None},
+}
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER, PR_SET_DUMPABLE = 22, 2, 4
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [
+        ("code", ctypes.c_uint16),
+        ("jt", ctypes.c_uint8),
+        ("jf", ctypes.c_uint8),
+        ("k", ctypes.c_uint32),
+    ]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def _no_reaching_out_program(table: dict) -> list[tuple]:
+    """The BPF program over seccomp_data (nr at offset 0, arch at 4, args[0] at 16)."""
+    load, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06
+    allow, deny = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
+    body = [("ld", 4), ("arch", table["arch"]), ("ld", 0)]
+    if table["x32"]:
+        body.append(("ge", table["x32"]))
+    body += [("eq", nr) for nr in table["denied"]]
+    body += [("prctl", table["prctl"]), ("ld", 16), ("eq", PR_SET_DUMPABLE), ("allow",), ("deny",)]
+    deny_at, allow_at = len(body) - 1, len(body) - 2
+    program = []
+    for i, (kind, *arg) in enumerate(body):
+        to_deny, to_allow = deny_at - i - 1, allow_at - i - 1
+        if kind == "ld":
+            program.append((load, 0, 0, arg[0]))
+        elif kind == "arch":  # another architecture's call: refused
+            program.append((jeq, 0, to_deny, arg[0]))
+        elif kind in ("eq", "ge"):
+            program.append((jeq if kind == "eq" else jge, to_deny, 0, arg[0]))
+        elif kind == "prctl":  # anything but prctl is allowed; prctl goes on to its option
+            program.append((jeq, 0, to_allow, arg[0]))
+        else:
+            program.append((ret, 0, 0, allow if kind == "allow" else deny))
+    return program
+
+
+def _no_reaching_out(libc) -> str | None:
+    """Non-dumpable (as root: no process without CAP_SYS_PTRACE may read or trace it; not
+    where a user namespace stands in for root: the parent, without that capability, could
+    then no longer read this process's /proc entries), and the seccomp filter above. Needs
+    no_new_privs first. None, or why not."""
+    table = SECCOMP.get(os.uname().machine)
+    if table is None:
+        return f"no seccomp table for {os.uname().machine}"
+    if os.geteuid() == 0:
+        libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    program = _no_reaching_out_program(table)
+    filters = (_SockFilter * len(program))(*[_SockFilter(*op) for op in program])
+    fprog = _SockFprog(len(program), filters)
+    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+        return f"seccomp filter: {_err()}"
+    return None
+
+
 def lock_down(writable: list[str], network: bool = False, death_signal: bool = True,
               private_dev: bool = False) -> str:  # fmt: skip
     """Apply every wall this machine allows; say which ones are up. `death_signal`: SIGKILL
@@ -166,8 +238,11 @@ def lock_down(writable: list[str], network: bool = False, death_signal: bool = T
         own = f"/proc/{os.getpid()}"  # this process's own entries, no other process's
         missing = _read_only_filesystem(libc, [*(os.path.realpath(p) for p in writable), own], private_dev)
     _drop_capabilities(libc)
-    if missing:
-        return f"partial: no capabilities, but the filesystem and network stay open ({missing})"
+    reach = _no_reaching_out(libc)
+    open_ = [f"the filesystem and network stay open ({missing})" if missing else "",
+             f"other processes stay within reach ({reach})" if reach else ""]  # fmt: skip
+    if missing or reach:
+        return "partial: no capabilities, but " + "; ".join(filter(None, open_))
     return "full"
 
 
