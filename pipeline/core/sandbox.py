@@ -473,7 +473,7 @@ def observed_isolation(pid: int) -> str:
     if fields.get("NoNewPrivs", "0").strip() != "1":
         missing.append("no_new_privs")
     if not _filtered_beyond_this(fields):
-        missing.append("the seccomp filter (ptrace and the like)")
+        missing.append("ptrace and the like (no seccomp filter of its own)")
     try:
         if os.readlink(f"/proc/{pid}/ns/net") == os.readlink("/proc/self/ns/net"):
             missing.append("network")
